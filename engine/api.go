@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// shadowKey identifies a shadow object: the address of the real object and its kind, since
+// distinct objects can share an address (a struct and its first field).
+type shadowKey struct {
+	addr uintptr
+	kind uint8
+}
+
+// Kinds of shadow objects, for shadowKey.
+const (
+	shadowMutex uint8 = iota + 1
+	shadowRWMutex
+	shadowWaitGroup
+	shadowOnce
+	shadowCond
+	shadowChan
+	shadowTimer
+	shadowTicker
+)
+
+// lookup returns the shadow object of kind k at addr, creating it with mk on first sight.
+func lookup[S any](e *Exec, addr uintptr, k uint8, mk func() *S) *S {
+	key := shadowKey{addr, k}
+	if v, ok := e.shadow[key]; ok {
+		return v.(*S)
+	}
+	s := mk()
+	e.shadow[key] = s
+	return s
+}
+
+// Go starts f as a new controlled goroutine: the go statement at pos. The statement is one
+// step of the goroutine that executes it; the new goroutine runs at once to its first
+// scheduling point, which becomes its pending operation.
+func Go(f func(), pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		go f()
+		return
+	}
+	e.point(g, OpGo, 0, pos)
+	e.spawn(g, f, pos, false)
+}
+
+// GoAll starts every function of fs as a new goroutine, in order, in a single step: a thread
+// pool launched at once, or the create(T1, T2, T3) of SCTBench's Figure 1.
+func GoAll(fs []func(), pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		for _, f := range fs {
+			go f()
+		}
+		return
+	}
+	e.point(g, OpGo, 0, pos)
+	for _, f := range fs {
+		e.spawn(g, f, pos, false)
+	}
+}
+
+// Gosched is runtime.Gosched: a yield. Systematic strategies switch to another goroutine
+// after it, and PCT lowers the yielding goroutine's priority (SCTBench §3), so a busy-wait loop
+// that yields cannot starve the goroutine it waits for.
+func Gosched(pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		runtime.Gosched()
+		return
+	}
+	e.point(g, OpYield, 0, pos)
+}
+
+// Read is the scheduling point before a read of possibly shared memory at addr.
+func Read(addr unsafe.Pointer, pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		return
+	}
+	e.point(g, OpRead, uintptr(addr), pos)
+}
+
+// Write is the scheduling point before a write of possibly shared memory at addr.
+func Write(addr unsafe.Pointer, pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		return
+	}
+	e.point(g, OpWrite, uintptr(addr), pos)
+}
+
+// Goroutine returns the id of the calling controlled goroutine, or NoGoroutine.
+func Goroutine() GID {
+	e := active.Load()
+	if e == nil || e.cur == nil || (goroutineIdentity && e.cur.gp != getg()) {
+		return NoGoroutine
+	}
+	return e.cur.id
+}
+
+// Step returns the number of steps executed so far in the current execution.
+func Step() int {
+	e := active.Load()
+	if e == nil {
+		return 0
+	}
+	return e.steps
+}
+
+// throw reports a Go runtime fatal error (an unlock of an unlocked mutex, say) as a panic
+// with the runtime's message: Go would end the program, the engine ends the execution.
+func throw(msg string) {
+	panic(fatalError(msg))
+}
+
+// fatalError is the panic value for what the Go runtime treats as a fatal error.
+type fatalError string
+
+func (f fatalError) Error() string { return "fatal error: " + string(f) }

@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Epoch is the virtual time at which every execution starts. A fixed instant keeps
+// executions that print or compare times reproducible.
+var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// clock is an execution's virtual clock. It only moves when no goroutine is enabled and a
+// timer is pending, jumping to the earliest timer, as testing/synctest does: code that
+// sleeps or waits for a timeout runs without waiting, and deterministically.
+type clock struct {
+	now    int64 // nanoseconds since Epoch
+	seq    uint64
+	timers timerHeap
+}
+
+// vtimer is a timer on the virtual clock. fire runs on the goroutine that advanced the clock,
+// inside the engine: it may enable goroutines, change shadow objects, or start a goroutine.
+type vtimer struct {
+	when  int64
+	seq   uint64 // tie-break: timers due at the same instant fire in the order they were set
+	index int    // position in the heap, -1 when not pending
+	fire  func(e *Exec, t *vtimer)
+	// period re-arms the timer after it fires (tickers); 0 for one-shot timers.
+	period int64
+	// data belongs to whoever set the timer.
+	data any
+}
+
+func (c *clock) reset() {
+	c.now = 0
+	c.seq = 0
+	for _, t := range c.timers {
+		t.index = -1
+	}
+	c.timers = c.timers[:0]
+}
+
+// Now is the current virtual time.
+func (c *clock) Now() time.Time { return Epoch.Add(time.Duration(c.now)) }
+
+// start schedules t to fire after d (negative d fires at the current instant, as Go does).
+func (c *clock) start(t *vtimer, d time.Duration) {
+	if t.index >= 0 {
+		heap.Remove(&c.timers, t.index)
+	}
+	if d < 0 {
+		d = 0
+	}
+	t.when = c.now + int64(d)
+	c.seq++
+	t.seq = c.seq
+	heap.Push(&c.timers, t)
+}
+
+// stop removes t from the pending timers and reports whether it was pending.
+func (c *clock) stop(t *vtimer) bool {
+	if t.index < 0 {
+		return false
+	}
+	heap.Remove(&c.timers, t.index)
+	return true
+}
+
+// advance moves the clock to the earliest pending timer and fires every timer due then. It
+// reports false when no timer is pending.
+func (c *clock) advance(e *Exec) bool {
+	if len(c.timers) == 0 {
+		return false
+	}
+	if w := c.timers[0].when; w > c.now {
+		c.now = w
+	}
+	for len(c.timers) > 0 && c.timers[0].when <= c.now {
+		t := heap.Pop(&c.timers).(*vtimer)
+		if t.period > 0 {
+			t.when += t.period
+			c.seq++
+			t.seq = c.seq
+			heap.Push(&c.timers, t)
+		}
+		t.fire(e, t)
+	}
+	return true
+}
+
+type timerHeap []*vtimer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].when != h[j].when {
+		return h[i].when < h[j].when
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*vtimer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	n := len(old)
+	t := old[n-1]
+	old[n-1] = nil
+	t.index = -1
+	*h = old[:n-1]
+	return t
+}
+
+// sleeper is the blocker of a goroutine in Sleep.
+type sleeper struct{}
+
+func (sleeper) ready(g *goroutine) bool { return g.e.clock.now >= g.wakeAt }
+
+func wakeSleeper(e *Exec, t *vtimer) {
+	g := t.data.(*goroutine)
+	e.setEnabled(g, g.blockedOn.ready(g))
+}
+
+// Sleep is time.Sleep on the virtual clock. It is a scheduling point even for d <= 0.
+func Sleep(d time.Duration, pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		time.Sleep(d)
+		return
+	}
+	if d <= 0 {
+		e.point(g, OpSleep, 0, pos)
+		return
+	}
+	g.wakeAt = e.clock.now + int64(d)
+	t := &vtimer{index: -1, fire: wakeSleeper, data: g}
+	e.clock.start(t, d)
+	e.pointWait(g, OpSleep, 0, pos, sleeper{})
+}
+
+// Now is time.Now on the virtual clock. Reading the clock is not a scheduling point.
+func Now() time.Time {
+	e := active.Load()
+	if e == nil || e.cur == nil || (goroutineIdentity && e.cur.gp != getg()) {
+		return time.Now()
+	}
+	return e.clock.Now()
+}
+
+// Since is time.Since on the virtual clock.
+func Since(t time.Time) time.Duration { return Now().Sub(t) }
+
+// Until is time.Until on the virtual clock.
+func Until(t time.Time) time.Duration { return t.Sub(Now()) }

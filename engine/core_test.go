@@ -1,0 +1,159 @@
+package engine_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// funcStrategy is a minimal strategy for the engine's own tests: pick decides each step;
+// choices take the first alternative.
+type funcStrategy struct {
+	pick  func(d *engine.Decision) engine.GID
+	runs  int
+	limit int
+}
+
+func (s *funcStrategy) Name() string                       { return "test" }
+func (s *funcStrategy) Params() map[string]string          { return nil }
+func (s *funcStrategy) Begin() bool                        { s.runs++; return s.limit == 0 || s.runs <= s.limit }
+func (s *funcStrategy) Pick(d *engine.Decision) engine.GID { return s.pick(d) }
+func (s *funcStrategy) Choose(c *engine.Choice) int        { return 0 }
+func (s *funcStrategy) End(*engine.Result)                 {}
+
+// firstEnabled never preempts: it keeps the last goroutine while it is enabled, else takes
+// the lowest id; after a yield it moves on to the next goroutine in id order.
+func firstEnabled() *funcStrategy {
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID {
+		if d.LastOp == engine.OpYield {
+			for _, g := range d.Enabled {
+				if g > d.Last {
+					return g
+				}
+			}
+			return d.Enabled[0]
+		}
+		if d.LastEnabled {
+			return d.Last
+		}
+		return d.Enabled[0]
+	}}
+}
+
+func randomStrategy(seed uint64) *funcStrategy {
+	r := rand.New(rand.NewPCG(seed, 1))
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[r.IntN(len(d.Enabled))] }}
+}
+
+func TestLostUpdateFoundByRandom(t *testing.T) {
+	body := func(t *engine.T) {
+		var n int
+		var wg sync.WaitGroup
+		_ = wg
+		done := 0
+		var mu sync.Mutex
+		for i := 0; i < 2; i++ {
+			engine.Go(func() {
+				engine.Read(unsafe.Pointer(&n), "c.go:1")
+				v := n
+				engine.Write(unsafe.Pointer(&n), "c.go:2")
+				n = v + 1
+				engine.Lock(&mu, "c.go:3")
+				done++
+				engine.Unlock(&mu, "c.go:4")
+			}, "c.go:0")
+		}
+		for {
+			engine.Lock(&mu, "c.go:5")
+			d := done
+			engine.Unlock(&mu, "c.go:6")
+			if d == 2 {
+				break
+			}
+			engine.Gosched("c.go:7")
+		}
+		if n != 2 {
+			t.Errorf("n = %d, want 2", n)
+		}
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(1), Schedules: 1000})
+	if rep.First == nil {
+		t.Fatalf("no bug in %d schedules", rep.Schedules)
+	}
+	if rep.First.Bug.Kind != engine.Fail || !strings.Contains(rep.First.Bug.Message, "n = 1") {
+		t.Fatalf("bug = %v", rep.First.Bug)
+	}
+	t.Logf("found after %d schedules: %v", rep.FirstAt, rep.First.Bug)
+	rep = engine.Explore(body, engine.Config{Strategy: firstEnabled(), Schedules: 10})
+	if rep.First != nil {
+		t.Fatalf("non-preemptive schedule failed: %v", rep.First.Bug)
+	}
+}
+
+func TestDeadlockAndLeakAndPanic(t *testing.T) {
+	t.Run("deadlock", func(t *testing.T) {
+		rep := engine.Explore(func(t *engine.T) {
+			var a, b sync.Mutex
+			engine.Go(func() {
+				engine.Lock(&a, "d.go:1")
+				engine.Lock(&b, "d.go:2")
+				engine.Unlock(&b, "d.go:3")
+				engine.Unlock(&a, "d.go:4")
+			}, "d.go:0")
+			engine.Lock(&b, "d.go:5")
+			engine.Lock(&a, "d.go:6")
+			engine.Unlock(&a, "d.go:7")
+			engine.Unlock(&b, "d.go:8")
+		}, engine.Config{Strategy: randomStrategy(2), Schedules: 200})
+		if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock {
+			t.Fatalf("report %+v", rep)
+		}
+		t.Log(rep.First.Bug.Message)
+		for _, g := range rep.First.Bug.Goroutines {
+			t.Logf("%v %s %v %v", g.ID, g.Status, g.Pending, g.Stack)
+			if len(g.Stack) == 0 {
+				t.Errorf("%v has no stack", g.ID)
+			}
+		}
+	})
+	t.Run("leak", func(t *testing.T) {
+		rep := engine.Explore(func(t *engine.T) {
+			var a sync.Mutex
+			engine.Lock(&a, "l.go:1")
+			engine.Go(func() { engine.Lock(&a, "l.go:2") }, "l.go:0")
+		}, engine.Config{Strategy: firstEnabled(), Schedules: 1})
+		if rep.First == nil || rep.First.Bug.Kind != engine.Leak {
+			t.Fatalf("report %+v", rep)
+		}
+		t.Log(rep.First.Bug.Message)
+	})
+	t.Run("panic", func(t *testing.T) {
+		rep := engine.Explore(func(t *engine.T) {
+			var m map[int]int
+			engine.Go(func() {
+				engine.Gosched("p.go:1")
+				m[1] = 2
+			}, "p.go:0")
+			engine.Sleep(time.Hour, "p.go:2")
+		}, engine.Config{Strategy: firstEnabled(), Schedules: 1})
+		if rep.First == nil || rep.First.Bug.Kind != engine.Panic {
+			t.Fatalf("report %+v", rep)
+		}
+		t.Log(rep.First.Bug, rep.First.Bug.Goroutines)
+	})
+	t.Run("livelock", func(t *testing.T) {
+		rep := engine.Explore(func(t *engine.T) {
+			for {
+				engine.Gosched("ll.go:1")
+			}
+		}, engine.Config{Strategy: firstEnabled(), Schedules: 1, MaxSteps: 1000})
+		if rep.First == nil || rep.First.Bug.Kind != engine.Livelock {
+			t.Fatalf("report %+v", rep)
+		}
+	})
+}

@@ -1,0 +1,587 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// active is the execution in progress, nil between executions. Only the goroutine the engine
+// scheduled (e.cur) may change an execution's state, so the execution needs no lock: the
+// handoff channels order every access.
+var active atomic.Pointer[Exec]
+
+// orphans holds the runtime identities of goroutines of abandoned executions (see the
+// watchdog in Explore). When one of them comes back to a scheduling point it exits.
+var (
+	orphans     sync.Map
+	orphanCount atomic.Int32
+)
+
+// goroutine is the engine's view of one controlled goroutine.
+type goroutine struct {
+	id      GID
+	e       *Exec
+	gp      uintptr       // runtime identity, see getg
+	wake    chan struct{} // the handoff: a token means "run"
+	parent  GID
+	created Pos // position of the go statement that started it
+	fn      func()
+
+	pending   Op      // the operation it executes when picked
+	enabled   bool    // pending can proceed (or the goroutine is running)
+	done      bool    // returned, or exited
+	starting  bool    // started eagerly: hands back to its parent at its first point
+	lazy      bool    // not running yet: its pending operation is OpStart
+	blockedOn blocker // what its pending operation waits for (nil: nothing)
+	queues    []*waitq
+	captured  bool // reaping: capture the stack before exiting
+	stack     []Frame
+
+	// Scratch state of the pending operation, owned by the primitive that set it.
+	wakeAt int64 // OpSleep: virtual time to wake at
+	value  any   // channel operations: the value sent or received
+	ok     bool
+	sel    int
+}
+
+// blocker says whether a goroutine's pending operation can proceed.
+type blocker interface {
+	ready(g *goroutine) bool
+}
+
+// waitq is the list of goroutines waiting for an object's state to change.
+type waitq struct {
+	gs []*goroutine
+}
+
+func (q *waitq) add(g *goroutine) { q.gs = append(q.gs, g) }
+
+func (q *waitq) remove(g *goroutine) {
+	for i, w := range q.gs {
+		if w == g {
+			copy(q.gs[i:], q.gs[i+1:])
+			q.gs[len(q.gs)-1] = nil
+			q.gs = q.gs[:len(q.gs)-1]
+			return
+		}
+	}
+}
+
+// traceStep is one recorded decision, in the engine's compact form.
+type traceStep struct {
+	kind     schedule.Kind
+	g        GID
+	value, n int32
+	op       Op
+}
+
+// Exec is one controlled execution of a test body.
+type Exec struct {
+	strategy Strategy
+	maxSteps int
+
+	gs      []*goroutine
+	enabled []GID // sorted
+	cur     *goroutine
+	steps   int
+	last    GID
+	lastOp  OpKind
+	trace   []traceStep
+
+	decision Decision
+	choice   Choice
+
+	shadow map[shadowKey]any // shadow synchronization objects, by address
+	polled []*goroutine      // waiting on objects the engine cannot observe
+
+	clock clock
+
+	done      chan struct{} // closed-over signal: the execution is over
+	reaped    chan struct{}
+	ended     bool
+	aborting  bool
+	abandoned atomic.Bool
+	progress  atomic.Int64
+
+	result     Result
+	wantStacks bool
+	t          *T
+	pool       []*goroutine
+}
+
+func newExec() *Exec {
+	return &Exec{
+		shadow: make(map[shadowKey]any),
+		done:   make(chan struct{}, 1),
+		reaped: make(chan struct{}, 1),
+	}
+}
+
+// reset prepares a (reused) execution for the next run.
+func (e *Exec) reset(s Strategy, maxSteps int) {
+	for _, g := range e.gs {
+		*g = goroutine{wake: g.wake, queues: g.queues[:0]}
+		e.pool = append(e.pool, g)
+	}
+	e.strategy = s
+	e.maxSteps = maxSteps
+	e.gs = e.gs[:0]
+	e.enabled = e.enabled[:0]
+	e.cur = nil
+	e.steps = 0
+	e.last = NoGoroutine
+	e.lastOp = OpNone
+	e.trace = e.trace[:0]
+	e.decision = Decision{e: e}
+	clear(e.shadow)
+	e.polled = e.polled[:0]
+	e.clock.reset()
+	e.ended = false
+	e.aborting = false
+	e.progress.Store(0)
+	e.result = Result{}
+	e.t = nil
+}
+
+// current returns the execution and the calling goroutine when the caller is the controlled
+// goroutine the engine is running. It returns a nil goroutine when the operation must simply
+// be performed for real: no execution is in progress, or the caller is a goroutine the engine
+// did not start (which is noted in the execution's result).
+func current(pos Pos) (*Exec, *goroutine) {
+	e := active.Load()
+	if e == nil {
+		if orphanCount.Load() > 0 {
+			exitIfOrphan()
+		}
+		return nil, nil
+	}
+	g := e.cur
+	if g == nil || (goroutineIdentity && g.gp != getg()) {
+		return e.foreign(pos)
+	}
+	return e, g
+}
+
+// foreign handles a call from a goroutine that is not the scheduled one: an orphan of an
+// abandoned execution exits; any other goroutine passes through uncontrolled, and the
+// execution records where.
+func (e *Exec) foreign(pos Pos) (*Exec, *goroutine) {
+	if orphanCount.Load() > 0 {
+		exitIfOrphan()
+	}
+	e.result.noteForeign(pos)
+	return nil, nil
+}
+
+func exitIfOrphan() {
+	if _, ok := orphans.Load(getg()); ok {
+		runtime.Goexit()
+	}
+}
+
+// setEnabled records whether g can be picked.
+func (e *Exec) setEnabled(g *goroutine, on bool) {
+	if g.enabled == on {
+		return
+	}
+	g.enabled = on
+	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
+	if on {
+		e.enabled = append(e.enabled, 0)
+		copy(e.enabled[i+1:], e.enabled[i:])
+		e.enabled[i] = g.id
+		return
+	}
+	if i < len(e.enabled) && e.enabled[i] == g.id {
+		e.enabled = append(e.enabled[:i], e.enabled[i+1:]...)
+	}
+}
+
+// notify re-evaluates the goroutines waiting in q after the object behind q changed.
+func (e *Exec) notify(q *waitq) {
+	for _, w := range q.gs {
+		e.setEnabled(w, w.blockedOn.ready(w))
+	}
+}
+
+// point is the scheduling point before g executes a non-blocking operation.
+func (e *Exec) point(g *goroutine, kind OpKind, obj uintptr, pos Pos) {
+	g.pending = Op{kind, obj, pos}
+	if e.aborting {
+		runtime.Goexit()
+	}
+	e.yield(g)
+}
+
+// pointWait is the scheduling point before g executes an operation that proceeds only when
+// b.ready(g). While it cannot, g is disabled and waits in qs, whose object notifies it when it
+// changes; with no queue, whatever makes the operation possible enables g itself (a timer).
+func (e *Exec) pointWait(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker, qs ...*waitq) {
+	e.pointBlocking(g, Op{kind, obj, pos}, b, false, qs)
+}
+
+// pointPoll is pointWait for an operation on an object the engine cannot observe (a channel
+// made by uninstrumented code): while it is disabled, b is re-evaluated at every decision.
+func (e *Exec) pointPoll(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker) {
+	e.pointBlocking(g, Op{kind, obj, pos}, b, true, nil)
+}
+
+func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*waitq) {
+	g.pending = op
+	if e.aborting {
+		runtime.Goexit()
+	}
+	// Registered even when it can proceed now: another goroutine's step may change the object
+	// before g is picked (lock a mutex that g is about to lock), and must disable g then.
+	g.blockedOn = b
+	if polled {
+		e.polled = append(e.polled, g)
+	}
+	for _, q := range qs {
+		q.add(g)
+		g.queues = append(g.queues, q)
+	}
+	if !b.ready(g) {
+		e.setEnabled(g, false)
+	}
+	e.yield(g)
+	if g.blockedOn != nil {
+		for _, q := range g.queues {
+			q.remove(g)
+		}
+		g.queues = g.queues[:0]
+		g.blockedOn = nil
+		for i, p := range e.polled {
+			if p == g {
+				e.polled = append(e.polled[:i], e.polled[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// yield gives the strategy the choice of the next step. It returns when g is picked to execute
+// its pending operation; if the execution ends instead, g waits to be reaped and never returns.
+func (e *Exec) yield(g *goroutine) {
+	if g.starting {
+		// Eager start (see spawn): the new goroutine has reached its first scheduling
+		// point; its parent's step goes on.
+		g.starting = false
+		e.switchTo(g, e.gs[g.parent])
+		return
+	}
+	next := e.decide()
+	if next == nil {
+		e.park(g)
+	}
+	if next != g {
+		e.switchTo(g, next)
+	}
+}
+
+// switchTo hands control from the running goroutine from to goroutine to, and blocks until
+// from is scheduled again.
+func (e *Exec) switchTo(from, to *goroutine) {
+	e.progress.Store(int64(e.steps))
+	e.cur = to
+	to.wake <- struct{}{}
+	e.wait(from)
+}
+
+// wait blocks g until it is handed control. During reaping it exits instead.
+func (e *Exec) wait(g *goroutine) {
+	<-g.wake
+	if e.aborting {
+		if g.captured {
+			g.stack = callers(2)
+		}
+		runtime.Goexit()
+	}
+}
+
+// park blocks g for good: the execution is over, and g waits to be reaped.
+func (e *Exec) park(g *goroutine) {
+	e.wait(g)
+	panic("engine: parked goroutine resumed") // unreachable: wait exits while reaping
+}
+
+// decide picks the goroutine that executes the next step, advancing virtual time while no
+// goroutine is enabled. It returns nil when the execution is over (its result is set).
+func (e *Exec) decide() *goroutine {
+	for len(e.enabled) == 0 || len(e.polled) > 0 {
+		if len(e.polled) > 0 {
+			e.poll()
+			if len(e.enabled) > 0 {
+				break
+			}
+		}
+		if e.clock.advance(e) {
+			continue
+		}
+		e.terminal()
+		return nil
+	}
+	if e.maxSteps > 0 && e.steps >= e.maxSteps {
+		e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps: livelock or unbounded loop (raise the step bound if the test is just long)", e.steps)}, e.cur)
+		return nil
+	}
+	e.steps++
+	if e.steps&1023 == 0 {
+		e.progress.Store(int64(e.steps))
+	}
+	d := &e.decision
+	d.Step = e.steps
+	d.Enabled = e.enabled
+	d.Last = e.last
+	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled && !e.gs[e.last].done
+	d.LastOp = e.lastOp
+	d.Goroutines = len(e.gs)
+	id := e.strategy.Pick(d)
+	if id < 0 || int(id) >= len(e.gs) || !e.gs[id].enabled || e.gs[id].done {
+		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
+		return nil
+	}
+	next := e.gs[id]
+	if d.LastEnabled && id != e.last {
+		e.result.Preemptions++
+	}
+	e.trace = append(e.trace, traceStep{kind: schedule.Run, g: id, op: next.pending})
+	e.last = id
+	e.lastOp = next.pending.Kind
+	return next
+}
+
+// choose asks the strategy to pick one of n alternatives for g's pending operation, and
+// records the choice. With n == 1 there is nothing to choose and nothing is recorded.
+func (e *Exec) choose(g *goroutine, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	c := &e.choice
+	*c = Choice{N: n, Step: e.steps, G: g.id, Op: g.pending}
+	k := e.strategy.Choose(c)
+	if k < 0 || k >= n {
+		e.abortStrategy(fmt.Sprintf("step %d: strategy %s chose alternative %d of %d", e.steps, e.strategy.Name(), k, n))
+		e.park(g)
+	}
+	e.trace = append(e.trace, traceStep{kind: schedule.Choice, g: g.id, value: int32(k), n: int32(n), op: g.pending})
+	return k
+}
+
+// setStepObject records the object the current step acted on, when it is only known after
+// the step started (the channel of the select case taken).
+func (e *Exec) setStepObject(obj uintptr) {
+	for i := len(e.trace) - 1; i >= 0; i-- {
+		if e.trace[i].kind == schedule.Run {
+			e.trace[i].op.Obj = obj
+			return
+		}
+	}
+}
+
+// poll re-evaluates goroutines waiting on objects the engine cannot observe.
+func (e *Exec) poll() {
+	for _, g := range e.polled {
+		e.setEnabled(g, g.blockedOn.ready(g))
+	}
+}
+
+// terminal classifies an execution in which no goroutine is enabled and no timer is due.
+func (e *Exec) terminal() {
+	var blocked []*goroutine
+	for _, g := range e.gs {
+		if !g.done {
+			blocked = append(blocked, g)
+		}
+	}
+	if len(blocked) == 0 {
+		e.end()
+		return
+	}
+	var b strings.Builder
+	kind := Deadlock
+	if e.gs[0].done {
+		kind = Leak
+		fmt.Fprintf(&b, "the test returned, but %d goroutine(s) stay blocked forever:", len(blocked))
+	} else {
+		fmt.Fprintf(&b, "all goroutines are blocked:")
+	}
+	for _, g := range blocked {
+		fmt.Fprintf(&b, "\n\t%v %s", g.id, g.pending)
+	}
+	bug := &Bug{Kind: kind, Message: b.String(), G: blocked[0].id, Pos: blocked[0].pending.Pos}
+	e.fail(bug, nil)
+}
+
+// fail records bug as the execution's bug (the first one wins) and ends the execution.
+func (e *Exec) fail(bug *Bug, g *goroutine) {
+	e.recordBug(bug, g)
+	e.end()
+}
+
+// recordBug records bug without ending the execution (a t.Error: the test goes on).
+func (e *Exec) recordBug(bug *Bug, g *goroutine) {
+	if e.result.Bug != nil {
+		return
+	}
+	bug.Step = e.steps
+	if g != nil {
+		bug.G = g.id
+		if bug.Pos == "" {
+			bug.Pos = g.pending.Pos
+		}
+	}
+	e.result.Bug = bug
+}
+
+func (e *Exec) abortStrategy(msg string) {
+	var err error
+	if a, ok := e.strategy.(Aborter); ok {
+		err = a.Err()
+	}
+	if err == nil {
+		err = fmt.Errorf("%s", msg)
+	}
+	e.result.Err = err
+	e.end()
+}
+
+// end marks the execution over and wakes the explorer, which reaps the goroutines left.
+func (e *Exec) end() {
+	if e.ended {
+		return
+	}
+	e.ended = true
+	e.done <- struct{}{}
+}
+
+// spawn creates goroutine G(n) running f, started by parent at pos. With eager start (the
+// default) the new goroutine runs at once to its first scheduling point, as part of the
+// parent's step, and then hands control back: its first visible operation becomes its pending
+// operation, so that what it does first is a choice like any other (SCTBench counts a thread's
+// first statement as its first step). A lazy goroutine (an AfterFunc callback, started by the
+// clock) does not run until it is picked; its pending operation is OpStart.
+func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine {
+	g := e.newGoroutine(f, pos)
+	if parent != nil {
+		g.parent = parent.id
+	}
+	if lazy {
+		g.lazy = true
+		g.pending = Op{Kind: OpStart, Pos: pos}
+		e.setEnabled(g, true)
+		go e.run(g)
+		return g
+	}
+	g.starting = true
+	e.setEnabled(g, true)
+	go e.run(g)
+	// The child runs until its first scheduling point, then hands back.
+	e.cur = g
+	e.wait(parent)
+	e.cur = parent
+	return g
+}
+
+func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
+	var g *goroutine
+	if n := len(e.pool); n > 0 {
+		g = e.pool[n-1]
+		e.pool = e.pool[:n-1]
+	} else {
+		g = &goroutine{wake: make(chan struct{}, 1)}
+	}
+	g.id = GID(len(e.gs))
+	g.e = e
+	g.parent = NoGoroutine
+	g.created = pos
+	g.fn = f
+	e.gs = append(e.gs, g)
+	return g
+}
+
+// run is the body of every controlled goroutine.
+func (e *Exec) run(g *goroutine) {
+	g.gp = getg()
+	returned := false
+	defer func() {
+		r := recover()
+		if e.aborting {
+			e.reaped <- struct{}{}
+			return
+		}
+		// Everything this goroutine changes happens before end() wakes the explorer.
+		g.done = true
+		e.setEnabled(g, false)
+		if !returned && r != nil {
+			e.panicked(g, r)
+			e.end()
+			return
+		}
+		e.exit(g)
+	}()
+	if g.lazy {
+		e.wait(g)
+		g.lazy = false
+	}
+	g.fn()
+	returned = true
+}
+
+// panicked records a panic that reached the top of a controlled goroutine. The deferred calls
+// of the goroutine have run; other goroutines were scheduled meanwhile, as in Go.
+func (e *Exec) panicked(g *goroutine, r any) {
+	// Called from run's deferred function: the engine's and the runtime's frames (gopanic)
+	// are hidden, so the stack starts at the frame that panicked or faulted.
+	stack := callers(3)
+	msg := fmt.Sprint(r)
+	if err, ok := r.(error); ok {
+		msg = err.Error()
+	}
+	bug := &Bug{Kind: Panic, Message: msg, Value: r, Pos: g.pending.Pos}
+	if len(stack) > 0 {
+		bug.Pos = stack[0].Pos()
+	}
+	g.stack = stack
+	e.recordBug(bug, g)
+}
+
+// exit hands control from the goroutine g, which has returned, to the next goroutine.
+func (e *Exec) exit(g *goroutine) {
+	if g.starting {
+		g.starting = false
+		e.cur = e.gs[g.parent]
+		e.cur.wake <- struct{}{}
+		return
+	}
+	next := e.decide()
+	if next == nil {
+		return
+	}
+	e.cur = next
+	next.wake <- struct{}{}
+}
+
+// reap ends the goroutines left when the execution is over: each one is woken in turn and
+// exits from its scheduling point with runtime.Goexit, so that its deferred calls run (their
+// visible operations end them at once). Its stack is captured first when the result needs it.
+func (e *Exec) reap(stacks bool) {
+	e.aborting = true
+	for _, g := range e.gs {
+		if g.done {
+			continue
+		}
+		g.captured = stacks
+		e.cur = g
+		g.wake <- struct{}{}
+		<-e.reaped
+		g.done = true
+	}
+	e.cur = nil
+}

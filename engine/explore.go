@@ -1,0 +1,366 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"sync"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxSteps = 100_000
+	DefaultWatchdog = 10 * time.Second
+)
+
+// Config says how to explore a test body.
+type Config struct {
+	// Strategy chooses the interleavings. Required.
+	Strategy Strategy
+	// Name is the test's name, returned by T.Name.
+	Name string
+	// Schedules bounds the number of executions; 0 means no bound.
+	Schedules int
+	// Time bounds the exploration's wall-clock time; 0 means no bound.
+	Time time.Duration
+	// MaxSteps is the livelock bound: an execution with more steps fails with a Livelock bug.
+	// 0 means DefaultMaxSteps; negative means no bound.
+	MaxSteps int
+	// KeepGoing goes on after the first bug, counting buggy schedules.
+	KeepGoing bool
+	// Watchdog is how long the running goroutine may go without reaching a scheduling point
+	// before the execution is abandoned as blocked outside the engine's control.
+	// 0 means DefaultWatchdog.
+	Watchdog time.Duration
+	// Record keeps the schedule of every execution in its Result (it is always kept for
+	// executions with a bug or an error).
+	Record bool
+	// Context cancels the exploration; what was found so far is kept.
+	Context context.Context
+	// OnExecution, when set, is called after each execution with its number (from 1) and
+	// result, on the exploring goroutine. The result is only valid during the call.
+	OnExecution func(n int, r *Result)
+}
+
+// Report summarizes an exploration.
+type Report struct {
+	Strategy string
+	// Schedules is the number of executions run, Buggy how many of them had a bug.
+	Schedules int
+	Buggy     int
+	// Interleavings is the number of distinct happens-before orders among the executions.
+	Interleavings int
+	MaxGoroutines int
+	MaxSteps      int
+	Elapsed       time.Duration
+	// First is the first execution with a bug (nil if none), and FirstAt its number.
+	First   *Result
+	FirstAt int
+	// Exhausted, when the strategy's space was exhausted, says what was covered.
+	Exhausted string
+	// Stopped says why the exploration stopped: "bug", "schedules", "time", "exhausted",
+	// "canceled", "limitation", "error" (the strategy failed: Err), "skipped".
+	Stopped string
+	Err     error
+	// Limitations lists what the engine could not control.
+	Limitations []Limitation
+}
+
+// SchedulesPerSecond is the exploration's throughput.
+func (r *Report) SchedulesPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Schedules) / r.Elapsed.Seconds()
+}
+
+// exploring serializes explorations: the scheduled goroutine is process-wide state.
+var exploring sync.Mutex
+
+// Explore runs body once per schedule chosen by cfg.Strategy, until the first bug (or, with
+// KeepGoing, until the budget), a budget, cancellation, or the strategy's space is exhausted.
+func Explore(body func(*T), cfg Config) *Report {
+	exploring.Lock()
+	defer exploring.Unlock()
+	if cfg.Context == nil {
+		cfg.Context = context.Background()
+	}
+	rep := &Report{Strategy: cfg.Strategy.Name()}
+	start := time.Now()
+	seen := make(map[uint64]struct{})
+	r := runner{cfg: cfg, e: newExec()}
+	defer func() { rep.Elapsed = time.Since(start) }()
+	for {
+		switch {
+		case cfg.Schedules > 0 && rep.Schedules >= cfg.Schedules:
+			rep.Stopped = "schedules"
+			return rep
+		case cfg.Time > 0 && time.Since(start) >= cfg.Time:
+			rep.Stopped = "time"
+			return rep
+		case cfg.Context.Err() != nil:
+			rep.Stopped = "canceled"
+			return rep
+		}
+		if !cfg.Strategy.Begin() {
+			rep.Stopped = "exhausted"
+			if x, ok := cfg.Strategy.(Exhauster); ok {
+				rep.Exhausted = x.Exhausted()
+			}
+			return rep
+		}
+		res := r.run(body, rep.First == nil)
+		cfg.Strategy.End(res)
+		rep.Schedules++
+		if cfg.OnExecution != nil {
+			cfg.OnExecution(rep.Schedules, res)
+		}
+		if res.Goroutines > rep.MaxGoroutines {
+			rep.MaxGoroutines = res.Goroutines
+		}
+		if res.Steps > rep.MaxSteps {
+			rep.MaxSteps = res.Steps
+		}
+		if _, ok := seen[res.Fingerprint]; !ok {
+			seen[res.Fingerprint] = struct{}{}
+			rep.Interleavings++
+		}
+		switch {
+		case res.Err != nil:
+			rep.Err = res.Err
+			rep.Stopped = "error"
+			return rep
+		case res.Limitation != nil:
+			rep.Limitations = append(rep.Limitations, *res.Limitation)
+			rep.Stopped = "limitation"
+			return rep
+		case res.Skipped:
+			rep.Stopped = "skipped"
+			return rep
+		case res.Bug != nil:
+			rep.Buggy++
+			if rep.First == nil {
+				rep.First = res.clone()
+				rep.FirstAt = rep.Schedules
+			}
+			if !cfg.KeepGoing {
+				rep.Stopped = "bug"
+				return rep
+			}
+		}
+		if res.Foreign > 0 && len(rep.Limitations) < 16 {
+			rep.Limitations = append(rep.Limitations, Limitation{
+				Kind:    "foreign",
+				Message: fmt.Sprintf("%d operation(s) by goroutines the engine did not start ran uncontrolled (first at %v)", res.Foreign, res.ForeignPos),
+				Pos:     res.ForeignPos[0],
+			})
+		}
+	}
+}
+
+// Run runs body once under s: one execution, with its schedule recorded. It is what replay
+// and tests use.
+func Run(body func(*T), s Strategy, cfg Config) *Result {
+	exploring.Lock()
+	defer exploring.Unlock()
+	cfg.Strategy = s
+	cfg.Record = true
+	if !s.Begin() {
+		return &Result{Err: fmt.Errorf("strategy %s has nothing to run", s.Name())}
+	}
+	r := runner{cfg: cfg, e: newExec()}
+	res := r.run(body, true).clone()
+	s.End(res)
+	return res
+}
+
+// runner runs executions, reusing one Exec (and its goroutines' handoff channels) as long as
+// no execution is abandoned.
+type runner struct {
+	cfg Config
+	e   *Exec
+}
+
+func (r *runner) run(body func(*T), wantStacks bool) *Result {
+	e := r.e
+	maxSteps := r.cfg.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	e.reset(r.cfg.Strategy, maxSteps)
+	t := &T{e: e, name: r.cfg.Name}
+	e.t = t
+	main := e.newGoroutine(func() {
+		defer t.runCleanups()
+		body(t)
+	}, "")
+	e.setEnabled(main, true)
+	e.cur = main
+	active.Store(e)
+	go e.run(main)
+
+	var states []GoroutineState
+	if !r.wait(e) {
+		r.e = newExec()
+	} else {
+		if e.result.Bug != nil {
+			states = e.states()
+		}
+		e.reap(wantStacks && e.result.Bug != nil)
+		for i := range states {
+			states[i].Stack = e.gs[i].stack
+		}
+	}
+	active.Store(nil)
+	t.removeTempDirs()
+
+	res := &e.result
+	res.Steps = e.steps
+	res.Goroutines = len(e.gs)
+	res.Skipped = t.skipped && res.Bug == nil
+	res.Logs = t.logs
+	res.Fingerprint = e.fingerprint()
+	if res.Bug != nil {
+		res.Bug.Logs = t.logs
+		res.Bug.Goroutines = states
+	}
+	if r.cfg.Record || res.Bug != nil || res.Err != nil {
+		res.Schedule = e.schedule()
+	}
+	return res
+}
+
+// wait waits for the execution to end. It returns false when the watchdog abandoned it: the
+// running goroutine went too long without reaching a scheduling point.
+func (r *runner) wait(e *Exec) bool {
+	wd := r.cfg.Watchdog
+	if wd <= 0 {
+		wd = DefaultWatchdog
+	}
+	timer := time.NewTimer(wd)
+	defer timer.Stop()
+	last := int64(-1)
+	for {
+		select {
+		case <-e.done:
+			return true
+		case <-timer.C:
+			if p := e.progress.Load(); p != last {
+				last = p
+				timer.Reset(wd)
+				continue
+			}
+			r.abandon(e, wd)
+			return false
+		}
+	}
+}
+
+// abandon gives up an execution whose running goroutine is blocked outside the engine's
+// control. That goroutine becomes an orphan: it exits when it next reaches the engine. The
+// other goroutines are reaped; the execution is not reused.
+func (r *runner) abandon(e *Exec, wd time.Duration) {
+	active.Store(nil)
+	stuck := e.cur
+	orphans.Store(stuck.gp, true)
+	orphanCount.Add(1)
+	e.abandoned.Store(true)
+	e.aborting = true
+	for _, g := range e.gs {
+		if g == stuck || g.done {
+			continue
+		}
+		g.wake <- struct{}{}
+		<-e.reaped
+		g.done = true
+	}
+	e.result.Limitation = &Limitation{
+		Kind: "watchdog",
+		Message: fmt.Sprintf("%v did not reach a scheduling point for %v after its %s: it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock); the execution was abandoned",
+			stuck.id, wd, stuck.pending),
+		Pos: stuck.pending.Pos,
+	}
+}
+
+// states describes every goroutine when the execution ended, before reaping.
+func (e *Exec) states() []GoroutineState {
+	out := make([]GoroutineState, len(e.gs))
+	for i, g := range e.gs {
+		st := GoroutineState{ID: g.id, Parent: g.parent, Created: g.created, Pending: g.pending}
+		switch {
+		case g.done:
+			st.Status = "done"
+		case !g.enabled:
+			st.Status = "blocked"
+		default:
+			st.Status = "enabled"
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// schedule converts the recorded decisions to their plain-data form.
+func (e *Exec) schedule() []schedule.Step {
+	out := make([]schedule.Step, len(e.trace))
+	for i, s := range e.trace {
+		out[i] = schedule.Step{Kind: s.kind, G: int32(s.g), Value: s.value, N: s.n, Op: s.op.Kind.String(), Pos: s.op.Pos}
+	}
+	return out
+}
+
+// fingerprint hashes the execution's happens-before order (a Mazurkiewicz trace): for each
+// object, the sequence of operations on it, each named by its goroutine and that goroutine's
+// step count; consecutive reads commute. Objects are combined in an order-independent way.
+func (e *Exec) fingerprint() uint64 {
+	local := make([]uint64, len(e.gs))
+	type objHash struct{ h, reads uint64 }
+	objs := make(map[uintptr]*objHash)
+	for _, s := range e.trace {
+		if s.kind == schedule.Choice {
+			continue
+		}
+		local[s.g]++
+		if s.op.Obj == 0 {
+			continue
+		}
+		o := objs[s.op.Obj]
+		if o == nil {
+			o = &objHash{h: 0x9e3779b97f4a7c15}
+			objs[s.op.Obj] = o
+		}
+		v := mix(uint64(s.g)<<40 ^ local[s.g]<<8 ^ uint64(s.op.Kind))
+		if !s.op.Kind.IsWrite() {
+			o.reads += v
+			continue
+		}
+		o.h = mix(o.h^o.reads)*0x100000001b3 ^ v
+		o.reads = 0
+	}
+	var sum uint64
+	for _, o := range objs {
+		sum += mix(o.h ^ bits.RotateLeft64(o.reads, 17))
+	}
+	return sum
+}
+
+// mix is a 64-bit finalizer (splitmix64).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// clone copies a result out of the reused execution.
+func (r *Result) clone() *Result {
+	c := *r
+	c.ForeignPos = append([]Pos(nil), r.ForeignPos...)
+	c.Logs = append([]string(nil), r.Logs...)
+	return &c
+}

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// BugKind names a kind of bug. The names are part of the tool's interface (JSON output,
+// schedule files, the editor).
+type BugKind string
+
+// The bugs the engine reports.
+const (
+	Panic    BugKind = "panic"    // a panic reached the top of a goroutine
+	Fail     BugKind = "fail"     // the test failed (t.Error, t.Fatal)
+	Deadlock BugKind = "deadlock" // no goroutine enabled, the test body among the blocked
+	Leak     BugKind = "leak"     // the test returned, goroutines stay blocked forever
+	Livelock BugKind = "livelock" // the step bound was exceeded
+	Race     BugKind = "race"     // a data race (a failure only when asked)
+)
+
+// Bug is what went wrong in an execution.
+type Bug struct {
+	Kind    BugKind
+	Message string
+	// Value is the panic value, for panics.
+	Value any `json:"-"`
+	// Step is the step during which the bug happened (the number of steps executed).
+	Step int
+	// G is the goroutine that failed (for a deadlock or leak, the first blocked one).
+	G GID
+	// Pos is the position of the failing operation: the panic site, the failing check, the
+	// blocked operation.
+	Pos Pos
+	// Goroutines are the states and stacks of every goroutine when the bug happened.
+	Goroutines []GoroutineState
+	// Logs are the test's log lines of this execution (t.Log, t.Error, ...).
+	Logs []string
+}
+
+func (b *Bug) String() string {
+	return fmt.Sprintf("%s at step %d in %v (%s): %s", b.Kind, b.Step, b.G, b.Pos, b.Message)
+}
+
+// GoroutineState describes one goroutine when an execution ended.
+type GoroutineState struct {
+	ID      GID
+	Parent  GID
+	Created Pos    // where the go statement is (empty for the test body)
+	Status  string // "running", "enabled", "blocked", "done"
+	Pending Op     // the operation it was about to execute
+	Stack   []Frame
+}
+
+// Frame is one frame of a goroutine's stack.
+type Frame struct {
+	Func string
+	File string
+	Line int
+}
+
+// Pos returns the frame's position as "file:line".
+func (f Frame) Pos() Pos { return fmt.Sprintf("%s:%d", f.File, f.Line) }
+
+func (f Frame) String() string { return fmt.Sprintf("%s\n\t%s:%d", f.Func, f.File, f.Line) }
+
+// Limitation is something the engine could not control. It is not a bug of the program.
+type Limitation struct {
+	Kind    string // "watchdog", "foreign"
+	Message string
+	Pos     Pos
+}
+
+// Result is the outcome of one execution.
+type Result struct {
+	// Bug is nil when the execution passed.
+	Bug *Bug
+	// Err is set when the strategy stopped the execution (a replay that diverged).
+	Err error
+	// Limitation is set when the execution was abandoned (the watchdog fired).
+	Limitation *Limitation
+	// Foreign counts calls from goroutines the engine did not start, which ran uncontrolled,
+	// and ForeignPos lists the first positions they reached.
+	Foreign    int
+	ForeignPos []Pos
+	// Steps is the number of steps, Goroutines the number of goroutines created.
+	Steps      int
+	Goroutines int
+	// Preemptions counts the preemptive context switches (SCTBench §2.3): steps whose
+	// goroutine differs from the previous step's while that one was still enabled.
+	Preemptions int
+	// Fingerprint identifies the execution's happens-before order: two executions that
+	// differ only in the order of independent operations have the same fingerprint (the
+	// "distinct partial orders" metric of seed 001).
+	Fingerprint uint64
+	// Schedule is the list of decisions.
+	Schedule []schedule.Step
+	// Skipped is set when the test skipped itself (t.Skip).
+	Skipped bool
+	// Logs are the test's log lines.
+	Logs []string
+}
+
+func (r *Result) noteForeign(pos Pos) {
+	r.Foreign++
+	if len(r.ForeignPos) < 8 {
+		for _, p := range r.ForeignPos {
+			if p == pos {
+				return
+			}
+		}
+		r.ForeignPos = append(r.ForeignPos, pos)
+	}
+}
+
+// callers returns the calling goroutine's stack, skipping skip frames, without the engine's
+// frames and the runtime's.
+func callers(skip int) []Frame {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(skip+1, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var out []Frame
+	for {
+		f, more := frames.Next()
+		if !hiddenFrame(f.Function) {
+			out = append(out, Frame{Func: f.Function, File: f.File, Line: f.Line})
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+const enginePkg = "github.com/interleave-dev/interleave/engine."
+
+// hiddenFrame reports whether a frame belongs to the machinery rather than the program.
+func hiddenFrame(fn string) bool {
+	switch {
+	case strings.HasPrefix(fn, enginePkg):
+		return true
+	case strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "runtime.Gosched"):
+		return true
+	case strings.HasPrefix(fn, "testing."):
+		return true
+	}
+	return false
+}

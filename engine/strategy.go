@@ -1,0 +1,94 @@
+package engine
+
+// Strategy chooses the interleaving of each execution. It is an oracle that lives across
+// executions, with this lifecycle:
+//
+//	for strategy.Begin() {          // a new execution starts
+//		... strategy.Pick(d) ...    // once per step: which enabled goroutine runs it
+//		... strategy.Choose(c) ...  // once per nondeterministic data choice (a select)
+//		strategy.End(result)        // how the execution ended
+//	}
+//
+// The engine never knows which strategy runs. Systematic strategies keep their search state
+// between executions and return false from Begin when their space is exhausted; randomized
+// strategies re-seed per execution so that each execution is reproducible from its parameters.
+type Strategy interface {
+	// Name is the strategy's short name, as used on the command line ("pct", "idb", ...).
+	Name() string
+	// Params are the parameters of the current execution, recorded in schedule files (for
+	// a randomized strategy they include the execution's seed).
+	Params() map[string]string
+	// Begin prepares a new execution. It returns false when there is nothing left to explore.
+	Begin() bool
+	// Pick returns the goroutine that executes the next step: one of d.Enabled. Returning a
+	// goroutine that is not enabled ends the execution with the strategy's Err as the reason
+	// (the replay strategy does this when an execution diverges from its file).
+	Pick(d *Decision) GID
+	// Choose returns which of c.N alternatives a nondeterministic choice takes, in [0, c.N).
+	Choose(c *Choice) int
+	// End reports how the execution ended.
+	End(r *Result)
+}
+
+// Exhauster is implemented by strategies whose space can be exhausted. After Begin has
+// returned false, Exhausted describes what was covered, for example "all 1204 schedules with
+// ≤ 2 delays explored".
+type Exhauster interface {
+	Exhausted() string
+}
+
+// Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
+// Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
+// out of range.
+type Aborter interface {
+	Err() error
+}
+
+// Decision is what a strategy sees at a scheduling point. It is only valid during Pick.
+type Decision struct {
+	// Step is the number of the step being chosen; the first step is 1.
+	Step int
+	// Enabled lists the enabled goroutines in creation (id) order. Never empty.
+	Enabled []GID
+	// Last is the goroutine that executed the previous step (NoGoroutine before step 1),
+	// and LastEnabled whether it is still enabled: switching away from an enabled Last is a
+	// preemption (SCTBench §2.3).
+	Last        GID
+	LastEnabled bool
+	// LastOp is the operation the previous step executed. After a yield (runtime.Gosched,
+	// a busy-wait loop) the systematic strategies force a switch and PCT lowers the
+	// goroutine's priority (SCTBench §3, "Busy-wait loops").
+	LastOp OpKind
+	// Goroutines is the number of goroutines created so far in this execution.
+	Goroutines int
+
+	e *Exec
+}
+
+// Pending returns the operation goroutine g will execute when it is picked.
+func (d *Decision) Pending(g GID) Op {
+	if g < 0 || int(g) >= len(d.e.gs) {
+		return Op{}
+	}
+	return d.e.gs[g].pending
+}
+
+// IsEnabled reports whether g is in d.Enabled.
+func (d *Decision) IsEnabled(g GID) bool {
+	if g < 0 || int(g) >= len(d.e.gs) {
+		return false
+	}
+	x := d.e.gs[g]
+	return x.enabled && !x.done
+}
+
+// Choice is a nondeterministic data choice: which of N alternatives is taken.
+type Choice struct {
+	// N is the number of alternatives, at least 2.
+	N int
+	// Step is the number of the step during which the choice is made.
+	Step int
+	// G is the goroutine making the choice, and Op its operation.
+	G  GID
+	Op Op
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// T is the test handle of one execution. Its methods mean what testing.T's mean, per
+// schedule: Error marks this execution failed (a bug of kind "fail") and the execution goes
+// on; Fatal and FailNow also stop the calling goroutine; Skip skips the test; Cleanup functions
+// run when the test body returns; TempDir is removed when the execution ends.
+//
+// A *testing.T cannot be used per schedule: once failed, it stays failed, and its output cannot
+// be read back. The interleave package reports a failing schedule on the real *testing.T.
+type T struct {
+	e        *Exec
+	name     string
+	failed   bool
+	skipped  bool
+	logs     []string
+	cleanups []func()
+	tempDirs []string
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// Name is the test's name.
+func (t *T) Name() string { return t.name }
+
+// Helper marks the caller as a test helper. Positions reported by the engine are those of the
+// operations themselves, so this has no effect; it exists so that helpers compile unchanged.
+func (t *T) Helper() {}
+
+// Log records a log line for this execution.
+func (t *T) Log(args ...any) { t.log(fmt.Sprintln(args...)) }
+
+// Logf records a formatted log line for this execution.
+func (t *T) Logf(format string, args ...any) { t.log(fmt.Sprintf(format, args...)) }
+
+func (t *T) log(s string) {
+	s = strings.TrimSuffix(s, "\n")
+	if _, file, line, ok := runtime.Caller(2); ok {
+		s = fmt.Sprintf("%s:%d: %s", shortFile(file), line, s)
+	}
+	t.logs = append(t.logs, s)
+}
+
+// Fail marks this execution failed.
+func (t *T) Fail() { t.failAt(3, "test failed") }
+
+func (t *T) failAt(skip int, msg string) {
+	t.failed = true
+	e := t.e
+	if e == nil || e.ended {
+		return
+	}
+	bug := &Bug{Kind: Fail, Message: msg}
+	if _, file, line, ok := runtime.Caller(skip); ok {
+		bug.Pos = fmt.Sprintf("%s:%d", file, line)
+	}
+	var g *goroutine
+	if e.cur != nil && (!goroutineIdentity || e.cur.gp == getg()) {
+		g = e.cur
+	}
+	e.recordBug(bug, g)
+}
+
+// Failed reports whether this execution failed.
+func (t *T) Failed() bool { return t.failed }
+
+// Error is Log followed by Fail.
+func (t *T) Error(args ...any) {
+	msg := strings.TrimSuffix(fmt.Sprintln(args...), "\n")
+	t.log(msg)
+	t.failAt(2, msg)
+}
+
+// Errorf is Logf followed by Fail.
+func (t *T) Errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	t.log(msg)
+	t.failAt(2, msg)
+}
+
+// FailNow marks this execution failed and stops the calling goroutine.
+func (t *T) FailNow() {
+	t.failAt(2, "test failed (FailNow)")
+	runtime.Goexit()
+}
+
+// Fatal is Log followed by FailNow.
+func (t *T) Fatal(args ...any) {
+	msg := strings.TrimSuffix(fmt.Sprintln(args...), "\n")
+	t.log(msg)
+	t.failAt(2, msg)
+	runtime.Goexit()
+}
+
+// Fatalf is Logf followed by FailNow.
+func (t *T) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	t.log(msg)
+	t.failAt(2, msg)
+	runtime.Goexit()
+}
+
+// SkipNow marks the test skipped and stops the calling goroutine.
+func (t *T) SkipNow() {
+	t.skipped = true
+	runtime.Goexit()
+}
+
+// Skip is Log followed by SkipNow.
+func (t *T) Skip(args ...any) {
+	t.log(fmt.Sprintln(args...))
+	t.SkipNow()
+}
+
+// Skipf is Logf followed by SkipNow.
+func (t *T) Skipf(format string, args ...any) {
+	t.log(fmt.Sprintf(format, args...))
+	t.SkipNow()
+}
+
+// Skipped reports whether the test was skipped.
+func (t *T) Skipped() bool { return t.skipped }
+
+// Cleanup registers f to run when the test body returns, last registered first.
+func (t *T) Cleanup(f func()) { t.cleanups = append(t.cleanups, f) }
+
+// TempDir returns a new temporary directory, removed when the execution ends.
+func (t *T) TempDir() string {
+	dir, err := os.MkdirTemp("", "interleave-")
+	if err != nil {
+		t.Fatalf("TempDir: %v", err)
+	}
+	t.tempDirs = append(t.tempDirs, dir)
+	return dir
+}
+
+// Context returns a context canceled just before Cleanup functions run.
+func (t *T) Context() context.Context {
+	if t.ctx == nil {
+		t.ctx, t.cancel = context.WithCancel(context.Background())
+	}
+	return t.ctx
+}
+
+// runCleanups runs on the test body's goroutine after the body returns.
+func (t *T) runCleanups() {
+	if t.cancel != nil {
+		t.cancel()
+	}
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+}
+
+func (t *T) removeTempDirs() {
+	for _, d := range t.tempDirs {
+		os.RemoveAll(d)
+	}
+}
+
+func shortFile(file string) string {
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		return file[i+1:]
+	}
+	return file
+}

@@ -1,0 +1,3 @@
+module github.com/interleave-dev/interleave
+
+go 1.26

@@ -1,0 +1,334 @@
+package strategy
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// costModel says what a schedule bound counts.
+type costModel uint8
+
+const (
+	costNone       costModel = iota // unbounded depth-first search
+	costPreemption                  // preemption bounding, SCTBench §2.3
+	costDelay                       // delay bounding, SCTBench §2.4
+)
+
+// noBound is the bound of a search that never defers a branch.
+const noBound = math.MaxInt32
+
+// Systematic is a systematic concurrency testing strategy (SCTBench §2.2): a depth-first
+// search of the schedule tree that keeps its state across executions and explores every
+// terminal schedule exactly once. NewDFS makes the unbounded search; NewIPB and NewIDB the
+// iterative preemption- and delay-bounded ones (§2.3–§2.5).
+//
+// The children of a node are visited left to right in creation order, starting with the
+// most recently executing goroutine and wrapping around (§3, "DFS"), so the first execution
+// is the non-preemptive round-robin schedule for every systematic strategy. After a yield a
+// switch is forced, free of charge (§3, "Busy-wait loops"). A nondeterministic data choice
+// (which ready case of a select proceeds) is a node too, whose children are its
+// alternatives in order.
+//
+// Iterative bounding explores the schedules with bound 0, then those with bound 1, and so
+// on, with no schedule executed twice across bounds: while exploring bound c, a branch that
+// would exceed c is not discarded but saved in a work list under the cost it reaches, and
+// explored when the search gets to that bound. Each terminal schedule is thus executed
+// once, during the pass of the bound equal to its own preemption (or delay) count.
+type Systematic struct {
+	name  string
+	model costModel
+	max   int // the largest bound explored, noBound for none
+
+	bound   int        // bound being explored
+	buckets [][]record // work lists, indexed by the cost of their first branch
+	heads   []int      // next record of each work list
+	pruned  bool       // a branch was dropped for exceeding max
+
+	started bool
+	item    record  // the record being explored
+	path    []int32 // item.before, materialized
+	stack   []node  // nodes below the item's prefix
+	pos     int     // decisions made in this execution
+
+	schedules int
+	atBound   int // schedules explored at the current bound
+	lastCost  int
+	maxCost   int
+	diverged  int // executions that ended before replaying their prefix
+	err       error
+}
+
+// record is a work item: explore the node reached by the prefix before, from its child from
+// on, with the given cost before that node.
+type record struct {
+	before     *seg
+	from       int32
+	costBefore int32
+}
+
+// node is a node of the schedule tree on the current path.
+type node struct {
+	choice     bool    // a data choice rather than a goroutine choice
+	alts       []int32 // children, encoded as in encodeChoice
+	costs      []int32 // cost of taking each child, nondecreasing
+	idx        int32   // child taken
+	hi         int32   // children idx..hi-1 are within the bound
+	costBefore int32
+	before     *seg // prefix leading to this node, built when needed
+}
+
+func newSystematic(name string, model costModel, max int) *Systematic {
+	if max < 0 {
+		max = noBound
+	}
+	s := &Systematic{name: name, model: model, max: max}
+	s.add(record{}, 0)
+	return s
+}
+
+// NewDFS returns the unbounded depth-first search of SCTBench §2.2 and §3 ("DFS"). Its Begin
+// returns false once every terminal schedule has been executed.
+func NewDFS() *Systematic { return newSystematic("dfs", costNone, -1) }
+
+// Name implements engine.Strategy.
+func (s *Systematic) Name() string { return s.name }
+
+// Params implements engine.Strategy: the maximum bound, when there is one.
+func (s *Systematic) Params() map[string]string {
+	p := map[string]string{}
+	if s.model != costNone && s.max != noBound {
+		p["max"] = strconv.Itoa(s.max)
+	}
+	return p
+}
+
+// Bound returns the bound being explored (SCTBench Table III, "bound"): every schedule with
+// a smaller preemption (delay) count has been explored. For DFS it is 0.
+func (s *Systematic) Bound() int { return s.bound }
+
+// Cost returns the preemption (delay) count of the last execution, as the strategy counts
+// it: the switches forced by yields are free. It equals Bound for every execution.
+func (s *Systematic) Cost() int { return s.lastCost }
+
+// Schedules returns the number of schedules explored so far, and how many of them at the
+// current bound (Table III, "# new schedules").
+func (s *Systematic) Schedules() (total, atBound int) { return s.schedules, s.atBound }
+
+// Err implements engine.Aborter: why the last execution was stopped.
+func (s *Systematic) Err() error { return s.err }
+
+// Exhausted implements engine.Exhauster.
+func (s *Systematic) Exhausted() string {
+	var msg string
+	switch {
+	case s.model == costNone:
+		msg = fmt.Sprintf("all %d schedules explored", s.schedules)
+	case s.pruned:
+		msg = fmt.Sprintf("all %d schedules with ≤ %d %s explored", s.schedules, s.max, s.unit())
+	default:
+		msg = fmt.Sprintf("all %d schedules with ≤ %d %s explored (the whole schedule space)", s.schedules, s.maxCost, s.unit())
+	}
+	if s.diverged > 0 {
+		msg += fmt.Sprintf("; %d execution(s) ended before their recorded prefix: the program may be nondeterministic", s.diverged)
+	}
+	return msg
+}
+
+func (s *Systematic) unit() string {
+	if s.model == costDelay {
+		return "delays"
+	}
+	return "preemptions"
+}
+
+// add puts r in the work list of the given cost, or drops it beyond the maximum bound.
+func (s *Systematic) add(r record, cost int32) {
+	c := int(cost)
+	if c > s.max {
+		s.pruned = true
+		return
+	}
+	for len(s.buckets) <= c {
+		s.buckets = append(s.buckets, nil)
+		s.heads = append(s.heads, 0)
+	}
+	s.buckets[c] = append(s.buckets[c], r)
+}
+
+// next takes the next work item, moving to the next bound when the current one is done.
+func (s *Systematic) next() bool {
+	for b := s.bound; b < len(s.buckets); b++ {
+		if s.heads[b] < len(s.buckets[b]) {
+			if b != s.bound {
+				s.bound = b
+				s.atBound = 0
+			}
+			s.item = s.buckets[b][s.heads[b]]
+			s.buckets[b][s.heads[b]] = record{}
+			s.heads[b]++
+			s.path = s.item.before.appendTo(s.path)
+			return true
+		}
+		s.buckets[b], s.heads[b] = nil, 0 // drained: free it
+	}
+	return false
+}
+
+// Begin implements engine.Strategy: it backtracks to the deepest node with a child left
+// within the bound, or takes the next work item.
+func (s *Systematic) Begin() bool {
+	s.pos = 0
+	s.err = nil
+	if s.started {
+		for len(s.stack) > 0 {
+			top := &s.stack[len(s.stack)-1]
+			top.idx++
+			if top.idx < top.hi {
+				return true
+			}
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+	}
+	s.started = true
+	return s.next()
+}
+
+// decide returns the encoded decision at the current position: from the item's prefix, from
+// the current path, or the first child of a new node.
+func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
+	i := s.pos
+	s.pos++
+	if i < len(s.path) {
+		return s.path[i], false
+	}
+	j := i - len(s.path)
+	if j < len(s.stack) {
+		n := &s.stack[j]
+		return n.alts[n.idx], false
+	}
+	// A new node: reuse the storage of a node popped earlier.
+	if cap(s.stack) > j {
+		s.stack = s.stack[:j+1]
+	} else {
+		s.stack = append(s.stack, node{})
+	}
+	n := &s.stack[j]
+	*n = node{choice: choice, alts: n.alts[:0], costs: n.costs[:0]}
+	fill(n)
+	if j == 0 {
+		n.idx, n.costBefore = s.item.from, s.item.costBefore
+		if int(n.idx) >= len(n.alts) {
+			s.stack = s.stack[:j]
+			return 0, true
+		}
+	} else {
+		p := &s.stack[j-1]
+		n.costBefore = p.costBefore + p.costs[p.idx]
+	}
+	bound := int32(noBound)
+	if s.model != costNone {
+		bound = int32(s.bound)
+	}
+	n.hi = n.idx + 1
+	for int(n.hi) < len(n.alts) && n.costBefore+n.costs[n.hi] <= bound {
+		n.hi++
+	}
+	if int(n.hi) < len(n.alts) {
+		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore}, n.costBefore+n.costs[n.hi])
+	}
+	return n.alts[n.idx], false
+}
+
+// before returns the prefix leading to stack node j.
+func (s *Systematic) before(j int) *seg {
+	n := &s.stack[j]
+	if n.before == nil {
+		if j == 0 {
+			n.before = s.item.before
+		} else {
+			p := &s.stack[j-1]
+			n.before = s.before(j - 1).push(p.alts[p.idx])
+		}
+	}
+	return n.before
+}
+
+// Pick implements engine.Strategy.
+func (s *Systematic) Pick(d *engine.Decision) engine.GID {
+	v, bad := s.decide(false, func(n *node) {
+		var preemptive bool
+		n.alts, preemptive = roundRobin(n.alts, d)
+		for p := range n.alts {
+			n.costs = append(n.costs, s.pickCost(p, preemptive))
+		}
+	})
+	if bad || isChoice(v) || !isEnabled(d, engine.GID(v)) {
+		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled)
+		return engine.NoGoroutine
+	}
+	return engine.GID(v)
+}
+
+func (s *Systematic) pickCost(p int, preemptive bool) int32 {
+	switch {
+	case p == 0:
+		return 0
+	case s.model == costDelay:
+		return int32(p)
+	case s.model == costPreemption && preemptive:
+		return 1
+	}
+	return 0
+}
+
+// Choose implements engine.Strategy. Under delay bounding, the deterministic scheduler takes
+// alternative 0 and alternative k costs k delays; the other searches branch for free.
+func (s *Systematic) Choose(c *engine.Choice) int {
+	v, bad := s.decide(true, func(n *node) {
+		for k := 0; k < c.N; k++ {
+			n.alts = append(n.alts, encodeChoice(k))
+			cost := int32(0)
+			if s.model == costDelay {
+				cost = int32(k)
+			}
+			n.costs = append(n.costs, cost)
+		}
+	})
+	if bad || !isChoice(v) || decodeChoice(v) >= c.N {
+		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but %v %s has %d alternatives", s.name, c.Step, describe(v, bad), c.G, c.Op, c.N)
+		return -1
+	}
+	return decodeChoice(v)
+}
+
+func describe(v int32, bad bool) string {
+	switch {
+	case bad:
+		return "expects more alternatives"
+	case isChoice(v):
+		return fmt.Sprintf("takes alternative %d of a data choice", decodeChoice(v))
+	}
+	return fmt.Sprintf("runs %v", engine.GID(v))
+}
+
+// End implements engine.Strategy.
+func (s *Systematic) End(r *engine.Result) {
+	s.schedules++
+	s.atBound++
+	reached := s.pos - len(s.path)
+	if reached < len(s.stack) && r.Err == nil {
+		// The execution ended inside its recorded prefix: a nondeterministic program.
+		s.diverged++
+		s.stack = s.stack[:max(reached, 0)]
+	}
+	cost := int(s.item.costBefore)
+	if n := len(s.stack); n > 0 {
+		top := &s.stack[n-1]
+		cost = int(top.costBefore + top.costs[top.idx])
+	}
+	s.lastCost = cost
+	s.maxCost = max(s.maxCost, cost)
+}

@@ -53,8 +53,6 @@ func randomStrategy(seed uint64) *funcStrategy {
 func TestLostUpdateFoundByRandom(t *testing.T) {
 	body := func(t *engine.T) {
 		var n int
-		var wg sync.WaitGroup
-		_ = wg
 		done := 0
 		var mu sync.Mutex
 		for i := 0; i < 2; i++ {

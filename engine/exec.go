@@ -73,12 +73,15 @@ func (q *waitq) remove(g *goroutine) {
 	}
 }
 
-// traceStep is one recorded decision, in the engine's compact form.
+// traceStep is one recorded decision, in the engine's compact form: no pointers, so that
+// recording a step is a plain 32-byte store.
 type traceStep struct {
-	kind     schedule.Kind
 	g        GID
 	value, n int32
-	op       Op
+	pos      posID
+	obj      uintptr
+	kind     schedule.Kind
+	op       OpKind
 }
 
 // Exec is one controlled execution of a test body.
@@ -94,8 +97,10 @@ type Exec struct {
 	lastOp  OpKind
 	trace   []traceStep
 
-	decision Decision
-	choice   Choice
+	decision  Decision
+	choice    Choice
+	positions positions
+	fp        fingerprinter
 
 	shadow map[shadowKey]any // shadow synchronization objects, by address
 	polled []*goroutine      // waiting on objects the engine cannot observe
@@ -288,7 +293,6 @@ func (e *Exec) yield(g *goroutine) {
 // switchTo hands control from the running goroutine from to goroutine to, and blocks until
 // from is scheduled again.
 func (e *Exec) switchTo(from, to *goroutine) {
-	e.progress.Store(int64(e.steps))
 	e.cur = to
 	to.wake <- struct{}{}
 	e.wait(from)
@@ -332,7 +336,9 @@ func (e *Exec) decide() *goroutine {
 		return nil
 	}
 	e.steps++
-	if e.steps&1023 == 0 {
+	if e.steps&63 == 0 {
+		// For the watchdog. Not every step: an atomic store costs about as much as the rest
+		// of a scheduling point that does not switch.
 		e.progress.Store(int64(e.steps))
 	}
 	d := &e.decision
@@ -351,7 +357,7 @@ func (e *Exec) decide() *goroutine {
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}
-	e.trace = append(e.trace, traceStep{kind: schedule.Run, g: id, op: next.pending})
+	e.trace = append(e.trace, traceStep{kind: schedule.Run, g: id, op: next.pending.Kind, obj: next.pending.Obj, pos: e.positions.intern(next.pending.Pos)})
 	e.last = id
 	e.lastOp = next.pending.Kind
 	return next
@@ -370,7 +376,7 @@ func (e *Exec) choose(g *goroutine, n int) int {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s chose alternative %d of %d", e.steps, e.strategy.Name(), k, n))
 		e.park(g)
 	}
-	e.trace = append(e.trace, traceStep{kind: schedule.Choice, g: g.id, value: int32(k), n: int32(n), op: g.pending})
+	e.trace = append(e.trace, traceStep{kind: schedule.Choice, g: g.id, value: int32(k), n: int32(n), op: g.pending.Kind, obj: g.pending.Obj, pos: e.positions.intern(g.pending.Pos)})
 	return k
 }
 
@@ -379,7 +385,7 @@ func (e *Exec) choose(g *goroutine, n int) int {
 func (e *Exec) setStepObject(obj uintptr) {
 	for i := len(e.trace) - 1; i >= 0; i-- {
 		if e.trace[i].kind == schedule.Run {
-			e.trace[i].op.Obj = obj
+			e.trace[i].obj = obj
 			return
 		}
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"sync"
 	"time"
 
@@ -222,7 +221,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	res.Goroutines = len(e.gs)
 	res.Skipped = t.skipped && res.Bug == nil
 	res.Logs = t.logs
-	res.Fingerprint = e.fingerprint()
+	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))
 	if res.Bug != nil {
 		res.Bug.Logs = t.logs
 		res.Bug.Goroutines = states
@@ -240,22 +239,14 @@ func (r *runner) wait(e *Exec) bool {
 	if wd <= 0 {
 		wd = DefaultWatchdog
 	}
-	timer := time.NewTimer(wd)
-	defer timer.Stop()
-	last := int64(-1)
-	for {
-		select {
-		case <-e.done:
-			return true
-		case <-timer.C:
-			if p := e.progress.Load(); p != last {
-				last = p
-				timer.Reset(wd)
-				continue
-			}
-			r.abandon(e, wd)
-			return false
-		}
+	stalled := startWatching(e, wd)
+	defer stopWatching()
+	select {
+	case <-e.done:
+		return true
+	case <-stalled:
+		r.abandon(e, wd)
+		return false
 	}
 }
 
@@ -307,44 +298,9 @@ func (e *Exec) states() []GoroutineState {
 func (e *Exec) schedule() []schedule.Step {
 	out := make([]schedule.Step, len(e.trace))
 	for i, s := range e.trace {
-		out[i] = schedule.Step{Kind: s.kind, G: int32(s.g), Value: s.value, N: s.n, Op: s.op.Kind.String(), Pos: s.op.Pos}
+		out[i] = schedule.Step{Kind: s.kind, G: int32(s.g), Value: s.value, N: s.n, Op: s.op.String(), Pos: e.positions.at(s.pos)}
 	}
 	return out
-}
-
-// fingerprint hashes the execution's happens-before order (a Mazurkiewicz trace): for each
-// object, the sequence of operations on it, each named by its goroutine and that goroutine's
-// step count; consecutive reads commute. Objects are combined in an order-independent way.
-func (e *Exec) fingerprint() uint64 {
-	local := make([]uint64, len(e.gs))
-	type objHash struct{ h, reads uint64 }
-	objs := make(map[uintptr]*objHash)
-	for _, s := range e.trace {
-		if s.kind == schedule.Choice {
-			continue
-		}
-		local[s.g]++
-		if s.op.Obj == 0 {
-			continue
-		}
-		o := objs[s.op.Obj]
-		if o == nil {
-			o = &objHash{h: 0x9e3779b97f4a7c15}
-			objs[s.op.Obj] = o
-		}
-		v := mix(uint64(s.g)<<40 ^ local[s.g]<<8 ^ uint64(s.op.Kind))
-		if !s.op.Kind.IsWrite() {
-			o.reads += v
-			continue
-		}
-		o.h = mix(o.h^o.reads)*0x100000001b3 ^ v
-		o.reads = 0
-	}
-	var sum uint64
-	for _, o := range objs {
-		sum += mix(o.h ^ bits.RotateLeft64(o.reads, 17))
-	}
-	return sum
 }
 
 // mix is a 64-bit finalizer (splitmix64).

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// posID is an interned source position.
+type posID uint32
+
+// positions interns the source positions of recorded steps, so that the trace holds no
+// pointers. Positions are constant strings, so a direct-mapped cache keyed by the address of
+// their bytes finds almost every one with a load and a compare; the table keeps every interned
+// string alive, so an address in the cache can never be reused for other text.
+type positions struct {
+	table []Pos
+	ids   map[Pos]posID
+	cache [1024]struct {
+		data *byte
+		n    int
+		id   posID
+	}
+}
+
+func (p *positions) intern(pos Pos) posID {
+	data := unsafe.StringData(pos)
+	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&1023]
+	if slot.data == data && slot.n == len(pos) && data != nil {
+		return slot.id
+	}
+	if p.ids == nil {
+		p.ids = make(map[Pos]posID)
+		p.table = append(p.table, "") // id 0 is the empty position
+	}
+	id, ok := p.ids[pos]
+	if !ok && pos != "" {
+		id = posID(len(p.table))
+		p.table = append(p.table, pos)
+		p.ids[pos] = id
+	}
+	slot.data, slot.n, slot.id = data, len(pos), id
+	return id
+}
+
+func (p *positions) at(id posID) Pos {
+	if int(id) < len(p.table) {
+		return p.table[id]
+	}
+	return ""
+}
+
+// fingerprinter hashes an execution's happens-before order (a Mazurkiewicz trace): for each
+// object, the sequence of operations on it, each named by its goroutine and that goroutine's
+// step count — consecutive reads commute —, and the objects combined in an order-independent
+// way. Two executions that differ only in the order of independent operations get the same
+// sum: the "distinct partial orders sampled" metric of seed 001. Its tables are reused across
+// executions.
+type fingerprinter struct {
+	local []uint64
+	slots []fpSlot
+	epoch uint32
+	used  int
+}
+
+type fpSlot struct {
+	obj      uintptr
+	epoch    uint32
+	h, reads uint64
+}
+
+func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
+	if cap(f.local) < goroutines {
+		f.local = make([]uint64, goroutines)
+	}
+	f.local = f.local[:goroutines]
+	clear(f.local)
+	f.epoch++
+	f.used = 0
+	if len(f.slots) == 0 {
+		f.slots = make([]fpSlot, 64)
+	}
+	var total uint64
+	for _, s := range trace {
+		if s.kind == schedule.Choice {
+			continue
+		}
+		f.local[s.g]++
+		if s.obj == 0 {
+			continue
+		}
+		o := f.slot(s.obj)
+		v := mix(uint64(s.g)<<40 ^ f.local[s.g]<<8 ^ uint64(s.op))
+		if !s.op.IsWrite() {
+			o.reads += v
+			continue
+		}
+		o.h = mix(o.h^o.reads)*0x100000001b3 ^ v
+		o.reads = 0
+	}
+	for i := range f.slots {
+		if o := &f.slots[i]; o.epoch == f.epoch {
+			total += mix(o.h ^ bits.RotateLeft64(o.reads, 17))
+		}
+	}
+	return total
+}
+
+// slot finds or adds the entry of obj in an open-addressing table.
+func (f *fingerprinter) slot(obj uintptr) *fpSlot {
+	if 2*(f.used+1) > len(f.slots) {
+		f.grow()
+	}
+	mask := uintptr(len(f.slots) - 1)
+	for i := (obj * 0x9e3779b97f4a7c15 >> 20) & mask; ; i = (i + 1) & mask {
+		o := &f.slots[i]
+		if o.epoch != f.epoch {
+			*o = fpSlot{obj: obj, epoch: f.epoch, h: 0x9e3779b97f4a7c15}
+			f.used++
+			return o
+		}
+		if o.obj == obj {
+			return o
+		}
+	}
+}
+
+func (f *fingerprinter) grow() {
+	old := f.slots
+	f.slots = make([]fpSlot, 2*len(old))
+	f.used = 0
+	for _, o := range old {
+		if o.epoch == f.epoch {
+			n := f.slot(o.obj)
+			n.h, n.reads = o.h, o.reads
+		}
+	}
+}

@@ -1,0 +1,145 @@
+// Package strategy holds the scheduling strategies of the SCTBench study (Thomson, Donaldson
+// and Betts, "Concurrency Testing Using Schedule Bounding: an Empirical Study", 2015; seed
+// 004): the controlled random scheduler (§2.6), probabilistic concurrency testing (§2.7),
+// unbounded depth-first search (§2.2, §3) and iterative preemption and delay bounding
+// (§2.3–§2.5). Each implements engine.Strategy; the systematic ones also implement
+// engine.Exhauster and engine.Aborter.
+//
+// Terms are the paper's: a step is one goroutine executing one visible operation (a
+// scheduling point of the engine); a schedule is the list of goroutines of the steps (plus,
+// here, the data choices); a preemption is a switch away from a goroutine that is still
+// enabled; a delay is a deviation from the non-preemptive round-robin scheduler.
+//
+// The package uses the standard library only: it is compiled into the test binaries.
+package strategy
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// Names lists the strategies New knows.
+var Names = []string{"random", "pct", "dfs", "ipb", "idb"}
+
+// paramNames lists the parameters each strategy accepts.
+var paramNames = map[string][]string{
+	"random": {"seed"},
+	"pct":    {"d", "k", "learn", "n", "seed"},
+	"dfs":    {},
+	"ipb":    {"max"},
+	"idb":    {"max"},
+}
+
+// New returns the strategy called name (one of Names; replay is constructed separately),
+// configured by params, with seed as the initial seed of the randomized ones.
+//
+// Parameters:
+//   - random: seed — the seed of the first execution (what Params reported for an
+//     execution), so that it can be run again alone; later executions follow the list
+//     generated from the seed argument.
+//   - pct: d (bug depth, ≥ 1, default 3), n and k (initial estimates of the number of
+//     goroutines and of steps, ≥ 1), learn (executions between refinements of n and k,
+//     0 = default 1000, negative = no learning), seed (as for random).
+//   - dfs: none.
+//   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default).
+func New(name string, params map[string]string, seed uint64) (engine.Strategy, error) {
+	known, ok := paramNames[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown strategy %q (known: %s)", name, strings.Join(Names, ", "))
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !contains(known, k) {
+			if len(known) == 0 {
+				return nil, fmt.Errorf("%s: unknown parameter %q (%s takes no parameters)", name, k, name)
+			}
+			return nil, fmt.Errorf("%s: unknown parameter %q (known: %s)", name, k, strings.Join(known, ", "))
+		}
+	}
+	intParam := func(key string, min, def int) (int, error) {
+		v, ok := params[key]
+		if !ok {
+			return def, nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%s: parameter %s must be an integer, got %q", name, key, v)
+		}
+		if n < min {
+			return 0, fmt.Errorf("%s: parameter %s must be ≥ %d, got %d", name, key, min, n)
+		}
+		return n, nil
+	}
+	firstSeed := func(s *seeds) error {
+		v, ok := params["seed"]
+		if !ok {
+			return nil
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: parameter seed must be an unsigned integer, got %q", name, v)
+		}
+		s.first, s.hasFirst = n, true
+		return nil
+	}
+	switch name {
+	case "random":
+		r := NewRandom(seed)
+		if err := firstSeed(&r.seeds); err != nil {
+			return nil, err
+		}
+		return r, nil
+	case "pct":
+		var c PCTConfig
+		var err error
+		if c.D, err = intParam("d", 1, DefaultPCTDepth); err != nil {
+			return nil, err
+		}
+		if c.N, err = intParam("n", 1, DefaultPCTN); err != nil {
+			return nil, err
+		}
+		if c.K, err = intParam("k", 1, DefaultPCTK); err != nil {
+			return nil, err
+		}
+		if c.Learn, err = intParam("learn", -1<<31, 0); err != nil {
+			return nil, err
+		}
+		c.Seed = seed
+		p, err := NewPCT(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := firstSeed(&p.seeds); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case "dfs":
+		return NewDFS(), nil
+	default: // ipb, idb
+		m, err := intParam("max", 0, -1)
+		if err != nil {
+			return nil, err
+		}
+		if name == "ipb" {
+			return NewIPB(m), nil
+		}
+		return NewIDB(m), nil
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

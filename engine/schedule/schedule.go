@@ -7,6 +7,8 @@
 // standard library only, because the engine that imports it is compiled into programs under test.
 package schedule
 
+import "fmt"
+
 // Kind says what a Step decided.
 type Kind uint8
 
@@ -31,4 +33,20 @@ type Step struct {
 	// and N, and reports Op and Pos when it diverges.
 	Op  string
 	Pos string
+}
+
+// String describes the step as error messages and the debugger show it: "G3 lock at
+// bank.go:42" for a goroutine choice, "choice 1 of 2 by G3 (select at s.go:7)" for a data choice.
+func (s Step) String() string {
+	op := s.Op
+	if op == "" {
+		op = "?"
+	}
+	if s.Pos != "" {
+		op += " at " + s.Pos
+	}
+	if s.Kind == Choice {
+		return fmt.Sprintf("choice %d of %d by G%d (%s)", s.Value, s.N, s.G, op)
+	}
+	return fmt.Sprintf("G%d %s", s.G, op)
 }

@@ -212,6 +212,9 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 		for i := range states {
 			states[i].Stack = e.gs[i].stack
 		}
+		if b := e.result.Bug; b != nil && b.G >= 0 && int(b.G) < len(states) && states[b.G].Stack == nil {
+			states[b.G].Stack = b.stack
+		}
 	}
 	active.Store(nil)
 	t.removeTempDirs()

@@ -39,6 +39,10 @@ type Bug struct {
 	Goroutines []GoroutineState
 	// Logs are the test's log lines of this execution (t.Log, t.Error, ...).
 	Logs []string
+
+	// stack is the failing goroutine's stack when it failed, for bugs after which the
+	// goroutine went on (t.Error).
+	stack []Frame
 }
 
 func (b *Bug) String() string {

@@ -65,6 +65,9 @@ func (t *T) failAt(skip int, msg string) {
 	if e.cur != nil && (!goroutineIdentity || e.cur.gp == getg()) {
 		g = e.cur
 	}
+	if e.result.Bug == nil {
+		bug.stack = callers(skip + 1)
+	}
 	e.recordBug(bug, g)
 }
 

@@ -1,0 +1,80 @@
+// Command interleave finds and debugs concurrency bugs in Go programs by controlled
+// concurrency testing.
+//
+// Usage:
+//
+//	interleave demo [flags] [program]   explore a bundled example and print the bug's schedule
+//	interleave replay [flags] FILE      replay a schedule file step by step
+//
+// Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
+// tool could not run.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// errUsage reports bad command-line input; the command exits with status 2.
+var errUsage = errors.New("usage")
+
+// exitBug is returned by a command that found a bug: exit status 1.
+var errBug = errors.New("bug found")
+
+type command struct {
+	name, args, summary string
+	run                 func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
+	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, errBug):
+				return 1
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "interleave %s: %v\nusage: interleave %s %s\n", c.name, strings.TrimPrefix(err.Error(), "usage: "), c.name, c.args)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "interleave %s: %v\n", c.name, err)
+				return 2
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "interleave: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "Interleave finds and debugs concurrency bugs by controlled concurrency testing.\n\nUsage:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\tinterleave %-8s %-18s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'interleave COMMAND -h' for a command's flags.\n")
+}

@@ -1,0 +1,88 @@
+package interleave
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// Summary is a one-line description of an exploration without a bug: how many schedules and
+// interleavings, and what that guarantees.
+func Summary(rep *Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no bug in %d schedules (%d distinct interleavings, %s, %.0f schedules/s)",
+		rep.Schedules, rep.Interleavings, rep.Strategy, rep.SchedulesPerSecond())
+	if rep.Exhausted != "" {
+		fmt.Fprintf(&b, ": %s", rep.Exhausted)
+	}
+	return b.String()
+}
+
+// FormatFailure describes the first bug of rep for a person: what, where, after how many
+// schedules, every goroutine's stack, the test's log, and the schedule file that replays it
+// (when schedulePath is not empty, with the command that replays test).
+func FormatFailure(rep *Report, schedulePath, test string) string {
+	var b strings.Builder
+	r := rep.First
+	bug := r.Bug
+	fmt.Fprintf(&b, "interleave: %s found by %s after %d schedule(s)", bug.Kind, rep.Strategy, rep.FirstAt)
+	if rep.Buggy > 1 {
+		fmt.Fprintf(&b, " (%d buggy of %d)", rep.Buggy, rep.Schedules)
+	}
+	fmt.Fprintf(&b, "\n%s\n", indent(bug.Message, "    "))
+	fmt.Fprintf(&b, "at %s, step %d of %d, in %v; the schedule has %d preemption(s)\n", bug.Pos, bug.Step, r.Steps, bug.G, r.Preemptions)
+	if len(bug.Logs) > 0 {
+		fmt.Fprintf(&b, "test log:\n")
+		for _, l := range bug.Logs {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	WriteGoroutines(&b, bug.Goroutines)
+	if schedulePath != "" {
+		fmt.Fprintf(&b, "schedule: %s\n", schedulePath)
+		if test != "" {
+			fmt.Fprintf(&b, "replay:   INTERLEAVE_REPLAY=%s go test -run '^%s$'\n", schedulePath, strings.SplitN(test, "/", 2)[0])
+		}
+	}
+	return b.String()
+}
+
+// WriteGoroutines writes each goroutine's state and stack.
+func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
+	for _, g := range gs {
+		fmt.Fprintf(w, "\n%v [%s]", g.ID, g.Status)
+		if g.Pending.Kind != engine.OpNone && g.Status != "done" {
+			fmt.Fprintf(w, " %s", g.Pending)
+		}
+		if g.Created != "" {
+			fmt.Fprintf(w, ", created by %v at %s", g.Parent, g.Created)
+		}
+		fmt.Fprintln(w, ":")
+		for _, f := range g.Stack {
+			fmt.Fprintf(w, "    %s\n        %s:%d\n", f.Func, f.File, f.Line)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteSchedule writes a schedule as a table: step, goroutine, operation, position; data
+// choices are shown under the step that made them.
+func WriteSchedule(w io.Writer, steps []schedule.Step) {
+	n := 0
+	for _, s := range steps {
+		switch s.Kind {
+		case schedule.Run:
+			n++
+			fmt.Fprintf(w, "%6d  G%-3d %-14s %s\n", n, s.G, s.Op, s.Pos)
+		case schedule.Choice:
+			fmt.Fprintf(w, "        %-4s choice %d of %d (%s at %s)\n", "", s.Value, s.N, s.Op, s.Pos)
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,121 @@
+package interleave
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// StoreDir is the results store's directory at a module's root (DESIGN.md "Results store").
+const StoreDir = ".interleave"
+
+// findModule walks up from dir to the nearest go.mod and returns its directory and module path.
+func findModule(dir string) (root, module string, ok bool) {
+	for {
+		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+					return dir, strings.Trim(strings.TrimSpace(rest), `"`), true
+				}
+			}
+			return dir, "", true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", false
+		}
+		dir = parent
+	}
+}
+
+var (
+	buildOnce sync.Once
+	buildHash string
+)
+
+// buildID identifies the running binary by a hash of its contents: the same code gives the
+// same identity, and a schedule recorded by other code is detected at replay.
+func buildID() string {
+	buildOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			return
+		}
+		f, err := os.Open(exe)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return
+		}
+		buildHash = hex.EncodeToString(h.Sum(nil))[:16]
+	})
+	return buildHash
+}
+
+// ScheduleDirFor returns the schedule directory of the module containing dir, creating the
+// store (with a .gitignore that keeps it out of version control) if needed.
+func ScheduleDirFor(dir string) (string, error) {
+	root, _, ok := findModule(dir)
+	if !ok {
+		root = dir
+	}
+	store := filepath.Join(root, StoreDir)
+	schedules := filepath.Join(store, "schedules")
+	if err := os.MkdirAll(schedules, 0o755); err != nil {
+		return "", fmt.Errorf("create results store: %w", err)
+	}
+	ignore := filepath.Join(store, ".gitignore")
+	if _, err := os.Stat(ignore); os.IsNotExist(err) {
+		if err := os.WriteFile(ignore, []byte("# Interleave's results store: schedules and runs of this machine.\n*\n"), 0o644); err != nil {
+			return "", fmt.Errorf("create results store: %w", err)
+		}
+	}
+	return schedules, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// saveSchedule writes f into dir (the module's schedule directory when dir is empty) under a
+// name made of the test, the bug's kind and the time, and returns its path.
+func saveSchedule(dir string, f *schedule.File) (string, error) {
+	if f == nil {
+		return "", fmt.Errorf("save schedule: no schedule was recorded")
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("save schedule: %w", err)
+		}
+		if dir, err = ScheduleDirFor(wd); err != nil {
+			return "", fmt.Errorf("save schedule: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("save schedule: %w", err)
+	}
+	kind := "pass"
+	if f.Bug != nil {
+		kind = f.Bug.Kind
+	}
+	name := fmt.Sprintf("%s-%s-%s.json", unsafeName.ReplaceAllString(f.Test.Name, "_"), kind, time.Now().UTC().Format("20060102T150405.000"))
+	path := filepath.Join(dir, name)
+	if err := f.Save(path); err != nil {
+		return "", fmt.Errorf("save schedule: %w", err)
+	}
+	return path, nil
+}

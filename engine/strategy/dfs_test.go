@@ -303,3 +303,22 @@ func TestNondeterminismIsReported(t *testing.T) {
 	}
 	t.Log(rep.Err)
 }
+
+// BenchmarkStrategies measures whole executions of a small program under each strategy
+// (ns/op is per schedule).
+func BenchmarkStrategies(b *testing.B) {
+	body := straightLine(3, 3, 3)
+	for _, name := range []string{"random", "pct", "dfs", "ipb", "idb"} {
+		b.Run(name, func(b *testing.B) {
+			s, err := strategy.New(name, nil, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			rep := engine.Explore(body, engine.Config{Strategy: s, Schedules: b.N, KeepGoing: true})
+			if rep.Schedules == 0 {
+				b.Fatal("no schedule")
+			}
+		})
+	}
+}

@@ -200,7 +200,7 @@ func (p *PCT) Begin() bool {
 	return true
 }
 
-// priority gives each goroutine created since the last decision its initial priority.
+// assign gives each goroutine created since the last decision its initial priority.
 func (p *PCT) assign(goroutines int) {
 	for g := len(p.prio); g < goroutines; g++ {
 		if g < len(p.perm) {

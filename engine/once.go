@@ -36,6 +36,7 @@ func OnceDo(o *sync.Once, f func(), pos Pos) {
 		return
 	}
 	s.running = true
+	e.notify(&s.waiters) // the other callers now wait for f
 	defer func() {
 		s.done = true
 		s.running = false

@@ -487,9 +487,10 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 	}
 	g.starting = true
 	e.setEnabled(g, true)
-	go e.run(g)
-	// The child runs until its first scheduling point, then hands back.
+	// The child runs until its first scheduling point, then hands back. It is the current
+	// goroutine from its first instruction on.
 	e.cur = g
+	go e.run(g)
 	e.wait(parent)
 	e.cur = parent
 	return g

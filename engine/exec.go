@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // active is the execution in progress, nil between executions. Only the goroutine the engine
@@ -73,16 +71,31 @@ func (q *waitq) remove(g *goroutine) {
 	}
 }
 
-// traceStep is one recorded decision, in the engine's compact form: no pointers, so that
-// recording a step is a plain 32-byte store.
+// traceStep is one recorded decision, in the engine's compact form: 16 bytes without
+// pointers, so that recording a step costs a plain store (it is most of what a scheduling
+// point that does not switch costs). A data choice's value and number of alternatives are
+// kept apart, in Exec.choices.
 type traceStep struct {
-	g        GID
-	value, n int32
-	pos      posID
-	obj      uintptr
-	kind     schedule.Kind
-	op       OpKind
+	obj  uintptr // the object acted on; for a data choice, its index in Exec.choices
+	g    GID
+	code uint32 // posID | op << 23 | 1 << 31 for a data choice
 }
+
+type choiceRecord struct{ value, n int32 }
+
+const (
+	tracePosBits = 23
+	traceChoice  = 1 << 31
+	tracePosMask = 1<<tracePosBits - 1
+	traceOpMask  = 0xff
+	maxPositions = tracePosMask
+)
+
+func (s traceStep) isChoice() bool { return s.code&traceChoice != 0 }
+func (s traceStep) op() OpKind     { return OpKind(s.code >> tracePosBits & traceOpMask) }
+func (s traceStep) pos() posID     { return posID(s.code & tracePosMask) }
+
+func traceCode(op OpKind, pos posID) uint32 { return uint32(pos) | uint32(op)<<tracePosBits }
 
 // Exec is one controlled execution of a test body.
 type Exec struct {
@@ -96,6 +109,7 @@ type Exec struct {
 	last    GID
 	lastOp  OpKind
 	trace   []traceStep
+	choices []choiceRecord
 
 	decision  Decision
 	choice    Choice
@@ -143,6 +157,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.last = NoGoroutine
 	e.lastOp = OpNone
 	e.trace = e.trace[:0]
+	e.choices = e.choices[:0]
 	e.decision = Decision{e: e}
 	clear(e.shadow)
 	e.polled = e.polled[:0]
@@ -357,7 +372,7 @@ func (e *Exec) decide() *goroutine {
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}
-	e.trace = append(e.trace, traceStep{kind: schedule.Run, g: id, op: next.pending.Kind, obj: next.pending.Obj, pos: e.positions.intern(next.pending.Pos)})
+	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, e.positions.intern(next.pending.Pos))})
 	e.last = id
 	e.lastOp = next.pending.Kind
 	return next
@@ -376,7 +391,8 @@ func (e *Exec) choose(g *goroutine, n int) int {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s chose alternative %d of %d", e.steps, e.strategy.Name(), k, n))
 		e.park(g)
 	}
-	e.trace = append(e.trace, traceStep{kind: schedule.Choice, g: g.id, value: int32(k), n: int32(n), op: g.pending.Kind, obj: g.pending.Obj, pos: e.positions.intern(g.pending.Pos)})
+	e.trace = append(e.trace, traceStep{g: g.id, obj: uintptr(len(e.choices)), code: traceChoice | traceCode(g.pending.Kind, e.positions.intern(g.pending.Pos))})
+	e.choices = append(e.choices, choiceRecord{int32(k), int32(n)})
 	return k
 }
 
@@ -384,7 +400,7 @@ func (e *Exec) choose(g *goroutine, n int) int {
 // the step started (the channel of the select case taken).
 func (e *Exec) setStepObject(obj uintptr) {
 	for i := len(e.trace) - 1; i >= 0; i-- {
-		if e.trace[i].kind == schedule.Run {
+		if !e.trace[i].isChoice() {
 			e.trace[i].obj = obj
 			return
 		}

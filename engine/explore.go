@@ -301,7 +301,11 @@ func (e *Exec) states() []GoroutineState {
 func (e *Exec) schedule() []schedule.Step {
 	out := make([]schedule.Step, len(e.trace))
 	for i, s := range e.trace {
-		out[i] = schedule.Step{Kind: s.kind, G: int32(s.g), Value: s.value, N: s.n, Op: s.op.String(), Pos: e.positions.at(s.pos)}
+		out[i] = schedule.Step{Kind: schedule.Run, G: int32(s.g), Op: s.op().String(), Pos: e.positions.at(s.pos())}
+		if s.isChoice() {
+			c := e.choices[s.obj]
+			out[i].Kind, out[i].Value, out[i].N = schedule.Choice, c.value, c.n
+		}
 	}
 	return out
 }

@@ -3,8 +3,6 @@ package engine
 import (
 	"math/bits"
 	"unsafe"
-
-	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // posID is an interned source position.
@@ -35,7 +33,7 @@ func (p *positions) intern(pos Pos) posID {
 		p.table = append(p.table, "") // id 0 is the empty position
 	}
 	id, ok := p.ids[pos]
-	if !ok && pos != "" {
+	if !ok && pos != "" && len(p.table) <= maxPositions {
 		id = posID(len(p.table))
 		p.table = append(p.table, pos)
 		p.ids[pos] = id
@@ -81,22 +79,31 @@ func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
 	if len(f.slots) == 0 {
 		f.slots = make([]fpSlot, 64)
 	}
-	var total uint64
+	var (
+		total   uint64
+		lastObj uintptr
+		o       *fpSlot
+	)
 	for _, s := range trace {
-		if s.kind == schedule.Choice {
+		if s.isChoice() {
 			continue
 		}
 		f.local[s.g]++
 		if s.obj == 0 {
 			continue
 		}
-		o := f.slot(s.obj)
-		v := mix(uint64(s.g)<<40 ^ f.local[s.g]<<8 ^ uint64(s.op))
-		if !s.op.IsWrite() {
+		if s.obj != lastObj || o == nil {
+			o = f.slot(s.obj)
+			lastObj = s.obj
+		}
+		op := s.op()
+		// One multiply per operation; objects are finalized with a full mix below.
+		v := (uint64(s.g)<<40 ^ f.local[s.g]<<8 ^ uint64(op)) * 0x9e3779b97f4a7c15
+		if !op.IsWrite() {
 			o.reads += v
 			continue
 		}
-		o.h = mix(o.h^o.reads)*0x100000001b3 ^ v
+		o.h = (o.h^o.reads)*0x100000001b3 ^ v
 		o.reads = 0
 	}
 	for i := range f.slots {

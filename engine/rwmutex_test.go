@@ -261,7 +261,7 @@ func TestRWMutexReadersBeforeNextWriter(t *testing.T) {
 		}, "o.go:7")
 		engine.RWUnlock(&rw, "o.go:8")
 		engine.WGWait(&wg, "o.go:9")
-	}, highestFirst(), 1)
+	}, spHighestFirst(), 1)
 	spNoBug(t, rep)
 	if strings.Join(log, ",") != "reader,writer" {
 		t.Fatalf("log = %q, want reader first", log)

@@ -125,3 +125,15 @@ func fileLabel(f *schedule.File) string {
 func describeFileBug(b *schedule.Bug) string {
 	return fmt.Sprintf("%s at step %d in %v (%s): %s", b.Kind, b.Step, GID(b.G), b.Pos, b.Message)
 }
+
+// ReplayMaxSteps is the Config.MaxSteps to replay f with. A livelock is the step bound being
+// reached, so its replay needs the bound of the recording, which is the bug's step; any other
+// schedule bounds its replay itself (the replay stops when the execution goes past the
+// schedule), so the result is -1, no bound. A replay that continues with another strategy
+// after the schedule should choose its own bound.
+func ReplayMaxSteps(f *schedule.File) int {
+	if f.Bug != nil && BugKind(f.Bug.Kind) == Livelock {
+		return max(f.Bug.Step, 1)
+	}
+	return -1
+}

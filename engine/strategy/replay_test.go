@@ -174,6 +174,42 @@ func TestReplayReproducesBug(t *testing.T) {
 	}
 }
 
+// TestReplayLivelock replays a livelock, which needs the step bound of the recording.
+func TestReplayLivelock(t *testing.T) {
+	body := func(t *engine.T) {
+		var stop bool
+		engine.Go(func() {
+			for !stop {
+				engine.Gosched("ll.go:1")
+			}
+		}, "ll.go:0")
+		for !stop {
+			engine.Gosched("ll.go:2")
+		}
+	}
+	rec := engine.Run(body, strategy.NewRandom(5), engine.Config{MaxSteps: 50})
+	if rec.Bug == nil || rec.Bug.Kind != engine.Livelock {
+		t.Fatalf("recording: %v", rec.Bug)
+	}
+	f := engine.NewScheduleFile(rec, rpInfo, nil, 1)
+	if got := engine.ReplayMaxSteps(f); got != 50 {
+		t.Errorf("ReplayMaxSteps = %d, want 50", got)
+	}
+	r := engine.Run(body, strategy.NewReplayFile(f), engine.Config{MaxSteps: engine.ReplayMaxSteps(f)})
+	if err := engine.CheckReproduced(f, r); err != nil {
+		t.Error(err)
+	}
+	// With the default bound the execution goes past the schedule.
+	r = engine.Run(body, strategy.NewReplayFile(f), engine.Config{})
+	if !errors.Is(r.Err, strategy.ErrDiverged) || !strings.Contains(r.Err.Error(), "the schedule ended after step 50") {
+		t.Errorf("replay with the default bound: %v", r.Err)
+	}
+	f.Bug = nil
+	if got := engine.ReplayMaxSteps(f); got != -1 {
+		t.Errorf("ReplayMaxSteps of a passing schedule = %d, want -1", got)
+	}
+}
+
 // TestReplayFromFile goes through a file on disk, and refuses a file of another test.
 func TestReplayFromFile(t *testing.T) {
 	_, f := rpRecord(t, rpDeadlock, 3)

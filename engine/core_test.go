@@ -200,3 +200,62 @@ func TestFingerprintIsTheHappensBeforeOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine checks that a goroutine blocked in an
+// operation the engine does not control (here a real channel receive) ends the exploration
+// cleanly with a limitation naming where it was, and that the engine works afterwards. The
+// test waits for the watchdog in real time (a fraction of a second): that is what it tests.
+func TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var mu sync.Mutex
+	rep := engine.Explore(func(t *engine.T) {
+		engine.Go(func() {
+			engine.Lock(&mu, "w.go:1")
+			engine.Unlock(&mu, "w.go:2")
+		}, "w.go:3")
+		engine.Gosched("w.go:4")
+		<-release // not instrumented: the engine cannot see it
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 5, Watchdog: 100 * time.Millisecond})
+	if rep.Stopped != "limitation" || len(rep.Limitations) != 1 || rep.Schedules != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	l := rep.Limitations[0]
+	if l.Kind != "watchdog" || !strings.Contains(l.Message, "blocked outside the engine's control") {
+		t.Fatalf("limitation %+v", l)
+	}
+	// The engine goes on working with a new execution.
+	rep = engine.Explore(func(t *engine.T) {
+		engine.Go(func() { engine.Lock(&mu, "w.go:5"); engine.Unlock(&mu, "w.go:6") }, "w.go:7")
+	}, engine.Config{Strategy: randomStrategy(3), Schedules: 100})
+	if rep.First != nil || rep.Schedules != 100 {
+		t.Fatalf("after the watchdog: %+v", rep)
+	}
+}
+
+// TestForeignGoroutinePassesThrough checks that a goroutine the engine did not start (as an
+// uninstrumented library's worker would be) runs its operations for real, never wedges the
+// execution, and is reported.
+func TestForeignGoroutinePassesThrough(t *testing.T) {
+	rep := engine.Explore(func(t *engine.T) {
+		var mu sync.Mutex
+		done := make(chan struct{})
+		go func() { // a real goroutine: not controlled
+			engine.Lock(&mu, "x.go:1")
+			engine.Unlock(&mu, "x.go:2")
+			close(done)
+		}()
+		<-done
+		engine.Gosched("x.go:3")
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 3})
+	if rep.First != nil || rep.Schedules != 3 {
+		t.Fatalf("report %+v", rep)
+	}
+	found := false
+	for _, l := range rep.Limitations {
+		found = found || (l.Kind == "foreign" && l.Pos == "x.go:1")
+	}
+	if !found {
+		t.Fatalf("foreign operations not reported: %+v", rep.Limitations)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -108,7 +109,13 @@ type Result struct {
 	Logs []string
 }
 
+// foreignMu serializes noteForeign: goroutines the engine did not start run concurrently with
+// the controlled one and with each other.
+var foreignMu sync.Mutex
+
 func (r *Result) noteForeign(pos Pos) {
+	foreignMu.Lock()
+	defer foreignMu.Unlock()
 	r.Foreign++
 	if len(r.ForeignPos) < 8 {
 		for _, p := range r.ForeignPos {

@@ -80,6 +80,7 @@ type Test struct {
 	Build string `json:"build,omitempty"`
 }
 
+// String describes the test as messages name it: "TestA in package p".
 func (t Test) String() string {
 	if t.Package == "" {
 		return t.Name
@@ -162,6 +163,7 @@ type Error struct {
 	msg  string
 }
 
+// Error returns the message, which names the file and, when it can, the line.
 func (e *Error) Error() string { return e.msg }
 
 // Unwrap returns e.Kind.

@@ -27,6 +27,7 @@ type DivergenceError struct {
 	Want, Got string
 }
 
+// Error says "replay diverged at step N: <what the schedule expected>, but <what happened>".
 func (e *DivergenceError) Error() string {
 	return fmt.Sprintf("replay diverged at step %d: %s, but %s", e.Step, e.Want, e.Got)
 }

@@ -45,8 +45,7 @@ func CondWait(c *sync.Cond, pos Pos) {
 	w := &condTicket{c: s, t: s.wait}
 	s.wait++
 	LockerUnlock(c.L, pos)
-	if !w.ready(g) {
-		// Notified already (between the ticket and the unlock), the runtime does not sleep.
+	if !w.ready(g) { // not notified between the ticket and the unlock: sleep
 		e.pointWait(g, OpCondWait, obj, pos, w, &s.waiters)
 	}
 	LockerLock(c.L, pos)

@@ -72,8 +72,8 @@ func RLock(rw *sync.RWMutex, pos Pos) {
 	e.notify(&s.waiters)
 }
 
-// TryRLock is rw.TryRLock(). It never blocks.
-func TryRLock(rw *sync.RWMutex, pos Pos) bool {
+// RWTryRLock is rw.TryRLock(). It never blocks.
+func RWTryRLock(rw *sync.RWMutex, pos Pos) bool {
 	e, g := current(pos)
 	if g == nil {
 		return rw.TryRLock()

@@ -30,7 +30,7 @@ func rwApply(rw *sync.RWMutex, op string) string {
 	case "T":
 		return b(engine.RWTryLock(rw, "s.go:5"))
 	case "TR":
-		return b(engine.TryRLock(rw, "s.go:6"))
+		return b(engine.RWTryRLock(rw, "s.go:6"))
 	default:
 		panic("bad op " + op)
 	}
@@ -227,10 +227,10 @@ func TestRWMutexWaitingWriterBlocksReaders(t *testing.T) {
 			engine.RWUnlock(&rw, "w.go:3")
 		}, "w.go:4")
 		engine.Gosched("w.go:5") // G1 announces itself and waits for G0
-		got = append(got, engine.TryRLock(&rw, "w.go:6"), engine.RWTryLock(&rw, "w.go:7"))
+		got = append(got, engine.RWTryRLock(&rw, "w.go:6"), engine.RWTryLock(&rw, "w.go:7"))
 		engine.RUnlock(&rw, "w.go:8")
 		engine.WGWait(&wg, "w.go:9")
-		got = append(got, engine.TryRLock(&rw, "w.go:10"))
+		got = append(got, engine.RWTryRLock(&rw, "w.go:10"))
 		engine.RUnlock(&rw, "w.go:11")
 	}, firstEnabled(), 1)
 	spNoBug(t, rep)

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -199,6 +200,10 @@ func TestWaitGroupGo(t *testing.T) {
 	b := spWantBug(t, rep, engine.Panic, "boom")
 	if b.G != 1 || b.Value != "boom" {
 		t.Errorf("bug %v value %#v", b, b.Value)
+	}
+	// The position is f's panic, not the re-panic inside the engine.
+	if !strings.Contains(b.Pos, "waitgroup_test.go:") {
+		t.Errorf("bug at %s, want the panic in f", b.Pos)
 	}
 }
 

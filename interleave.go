@@ -156,6 +156,7 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 	if err := f.Check(info); err != nil {
 		t.Fatalf("interleave: %v", err)
 	}
+	o.config.MaxSteps = engine.ReplayMaxSteps(f)
 	r := engine.Run(body, strategy.NewReplayFile(f), o.config)
 	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
 	if err := engine.CheckReproduced(f, r); err != nil {

@@ -90,7 +90,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r := engine.Run(prog.Body, strategy.NewReplayFile(loaded), engine.Config{Name: prog.Name})
+	r := engine.Run(prog.Body, strategy.NewReplayFile(loaded), engine.Config{Name: prog.Name, MaxSteps: engine.ReplayMaxSteps(loaded)})
 	if err := engine.CheckReproduced(loaded, r); err != nil {
 		return err
 	}

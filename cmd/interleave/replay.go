@@ -39,7 +39,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *until > 0 {
 		steps = truncateSteps(steps, *until)
 	}
-	r := engine.Run(prog.Body, strategy.NewReplay(steps, strategy.ReplayThen(stopper{})), engine.Config{Name: prog.Name})
+	r := engine.Run(prog.Body, strategy.NewReplay(steps, strategy.ReplayThen(stopper{})), engine.Config{Name: prog.Name, MaxSteps: engine.ReplayMaxSteps(f)})
 	shown := r.Schedule
 	interleave.WriteSchedule(stdout, shown)
 	if *until > 0 && *until < f.Result.Steps {

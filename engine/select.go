@@ -147,8 +147,8 @@ type chanOp struct {
 	foreign bool // some case is on a foreign channel
 	// nonblocking: a select with a default case.
 	nonblocking bool
-	one     [1]Case
-	oneSg   [1]sudog
+	one         [1]Case
+	oneSg       [1]sudog
 }
 
 // ready reports whether the operation can execute: it was matched, or one of its cases is

@@ -35,7 +35,9 @@ import (
 // Channels the engine did not see created in this execution (made before it, or by
 // uninstrumented code) are foreign: an operation on one is attempted for real without blocking
 // whenever the engine re-evaluates it (pointPoll), and the first attempt that succeeds commits
-// the operation, whose result is kept until the goroutine's step runs.
+// the operation, whose result is kept until the goroutine's step runs. Two controlled
+// goroutines cannot meet on an unbuffered foreign channel for real (neither ever blocks in
+// the runtime), so the engine also matches a waiting controlled partner there itself.
 //
 // Internal entry points for the virtual clock (timers, tickers), which run inside the engine
 // rather than at a goroutine's scheduling point: chanMake, chanDeliver, chanDrain,
@@ -43,7 +45,12 @@ import (
 
 // hchan is the shadow of a registered channel.
 type hchan struct {
-	addr   uintptr
+	addr uintptr
+	// foreign: the channel is not registered; the shadow only holds the controlled
+	// goroutines waiting on an unbuffered foreign channel (ref keeps the channel alive, so
+	// that its address is not reused by a channel of another type).
+	foreign bool
+	ref     unsafe.Pointer
 	cap    int
 	closed bool
 	buf    chanBuf
@@ -117,6 +124,7 @@ func (d *chanData[T]) drain() int {
 type sudog struct {
 	op  *chanOp
 	c   *hchan // nil for a nil or foreign channel
+	fc  *hchan // the waiters of an unbuffered foreign channel
 	b   *caseBase
 	cs  Case
 	idx int // the case's index in op
@@ -132,9 +140,25 @@ func chanOf(e *Exec, addr uintptr) *hchan {
 		return nil
 	}
 	if v, ok := e.shadow[shadowKey{addr, shadowChan}]; ok {
-		return v.(*hchan)
+		if c := v.(*hchan); !c.foreign {
+			return c
+		}
 	}
 	return nil
+}
+
+// foreignOf returns the waiters' shadow of the unbuffered foreign channel of case cs, or nil
+// for a buffered one.
+func foreignOf(e *Exec, cs Case) *hchan {
+	key := shadowKey{cs.base().addr, shadowChan}
+	if v, ok := e.shadow[key]; ok {
+		return v.(*hchan)
+	}
+	c := cs.foreignShadow()
+	if c != nil {
+		e.shadow[key] = c
+	}
+	return c
 }
 
 // chanMake makes a channel of T with the given buffer size and registers it in e. It is what
@@ -180,6 +204,9 @@ func (e *Exec) match(s *sudog) {
 	s.op.done = true
 	s.op.taken = s.idx
 	e.notifyOp(s.op)
+	if s.op.g != nil {
+		e.setEnabled(s.op.g, true) // also when it waits by polling
+	}
 }
 
 // chanExec executes the case s, which is ready, on its registered channel, during the step of

@@ -556,3 +556,28 @@ func TestChanOutsideExecution(t *testing.T) {
 		t.Errorf("panic %v", p)
 	}
 }
+
+func TestChanForeignUnbuffered(t *testing.T) {
+	// Two controlled goroutines meet on an unbuffered channel made outside the execution
+	// (a package-level variable, say): the engine matches them, as no real attempt can.
+	ch := make(chan int)
+	quit := make(chan struct{})
+	chNoBug(t, func(t *engine.T) {
+		engine.Go(func() {
+			for i := 1; i <= 3; i++ {
+				engine.Send(ch, i, "fu.go:1")
+			}
+			engine.Recv(quit, "fu.go:2")
+		}, "fu.go:0")
+		for i := 1; i <= 3; i++ {
+			r := engine.RecvCase(ch)
+			if k := engine.Select("fu.go:3", false, r, engine.RecvCase[int](nil)); k != 0 || r.Value() != i {
+				t.Errorf("select %d: %d", k, r.Value())
+			}
+		}
+		engine.Send(quit, struct{}{}, "fu.go:4")
+	}, 300)
+	// Nobody on the other side: a deadlock, not a hang.
+	res := chRun(t, func(t *engine.T) { engine.Send(ch, 1, "fu.go:1") }, firstEnabled())
+	chWantBug(t, res, engine.Deadlock, "G0 send at fu.go:1")
+}

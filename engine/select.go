@@ -17,6 +17,9 @@ type Case interface {
 	sendClosed()
 	reflectCase() reflect.SelectCase
 	setReflect(v reflect.Value, ok bool)
+	// foreignShadow makes the waiters' shadow of the case's channel if it is an unbuffered
+	// foreign channel, else returns nil.
+	foreignShadow() *hchan
 }
 
 // caseBase is the untyped part of a case.
@@ -80,6 +83,13 @@ func (c *sendCase[T]) reflectCase() reflect.SelectCase {
 
 func (c *sendCase[T]) setReflect(reflect.Value, bool) {}
 
+func (c *sendCase[T]) foreignShadow() *hchan {
+	if cap(c.ch) > 0 {
+		return nil
+	}
+	return &hchan{addr: c.addr, foreign: true, ref: *(*unsafe.Pointer)(unsafe.Pointer(&c.ch)), buf: &chanData[T]{}}
+}
+
 // RecvCaseOf is the select case "case v, ok := <-ch". After Select returned its index, Value
 // and OK are the value received and whether it was sent (false: the channel is closed).
 type RecvCaseOf[T any] struct {
@@ -125,6 +135,13 @@ func (c *RecvCaseOf[T]) reflectCase() reflect.SelectCase {
 	return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c.ch)}
 }
 
+func (c *RecvCaseOf[T]) foreignShadow() *hchan {
+	if cap(c.ch) > 0 {
+		return nil
+	}
+	return &hchan{addr: c.addr, foreign: true, ref: *(*unsafe.Pointer)(unsafe.Pointer(&c.ch)), buf: &chanData[T]{}}
+}
+
 func (c *RecvCaseOf[T]) setReflect(v reflect.Value, ok bool) {
 	reflect.ValueOf(&c.v).Elem().Set(v)
 	c.ok = ok
@@ -141,6 +158,7 @@ func (chanError) RuntimeError() {}
 // chanOp is a goroutine's pending channel operation: a send, a receive or a select, with one
 // sudog per case. It is the blocker of the goroutine while it waits.
 type chanOp struct {
+	g       *goroutine
 	sgs     []sudog
 	done    bool // matched by a partner, or a foreign case committed
 	taken   int  // the case taken, when done
@@ -167,7 +185,7 @@ func (o *chanOp) ready(*goroutine) bool {
 	if o.foreign {
 		for i := range o.sgs {
 			s := &o.sgs[i]
-			if s.c == nil && s.b.addr != 0 && s.cs.tryReal() {
+			if s.c == nil && s.b.addr != 0 && o.tryForeign(s) {
 				o.done = true
 				o.taken = i
 				return true
@@ -175,6 +193,37 @@ func (o *chanOp) ready(*goroutine) bool {
 		}
 	}
 	return false
+}
+
+// tryForeign attempts the case s on a foreign channel: for real, without blocking, and on an
+// unbuffered channel also with a controlled goroutine waiting on it. It reports whether the
+// case was committed.
+func (o *chanOp) tryForeign(s *sudog) bool {
+	if s.cs.tryReal() {
+		return true
+	}
+	fc := s.fc
+	if fc == nil {
+		return false
+	}
+	if s.b.send {
+		r := firstWaiter(fc.recvq, o)
+		if r == nil {
+			return false
+		}
+		fc.buf.move(r.b.elem, s.b.elem)
+		*r.b.okp = true
+		o.g.e.match(r)
+		return true
+	}
+	w := firstWaiter(fc.sendq, o)
+	if w == nil {
+		return false
+	}
+	fc.buf.move(s.b.elem, w.b.elem)
+	*s.b.okp = true
+	o.g.e.match(w)
+	return true
 }
 
 // chanNever is the blocker of an operation that can never proceed: on a nil channel, or a
@@ -237,6 +286,7 @@ func selectReal(hasDefault bool, cases []Case) int {
 // send or receive (one case) or a select. block is false for a select with a default, which
 // never waits. It returns the case taken, -1 for the default.
 func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj uintptr, pos Pos, block bool) int {
+	o.g = g
 	if len(cases) == 1 {
 		o.sgs = o.oneSg[:]
 	} else {
@@ -253,6 +303,7 @@ func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj ui
 		live++
 		if s.c = chanOf(e, b.addr); s.c == nil {
 			o.foreign = true
+			s.fc = foreignOf(e, cs)
 		}
 	}
 	if !block {
@@ -269,6 +320,13 @@ func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj ui
 	qs := qbuf[:0]
 	for i := range o.sgs {
 		s := &o.sgs[i]
+		if s.fc != nil {
+			if s.b.send {
+				s.fc.sendq = append(s.fc.sendq, s)
+			} else {
+				s.fc.recvq = append(s.fc.recvq, s)
+			}
+		}
 		if s.c == nil {
 			continue
 		}
@@ -303,13 +361,16 @@ func (e *Exec) chanRun(g *goroutine, o *chanOp, kind OpKind) int {
 	o.done = true
 	for i := range o.sgs {
 		s := &o.sgs[i]
-		if s.c == nil {
-			continue
+		c := s.c
+		if c == nil {
+			if c = s.fc; c == nil {
+				continue
+			}
 		}
 		if s.b.send {
-			s.c.sendq = removeSudog(s.c.sendq, s)
+			c.sendq = removeSudog(c.sendq, s)
 		} else {
-			s.c.recvq = removeSudog(s.c.recvq, s)
+			c.recvq = removeSudog(c.recvq, s)
 		}
 	}
 	e.notifyOp(o)
@@ -367,7 +428,7 @@ func (e *Exec) chanPick(g *goroutine, o *chanOp) (int, bool) {
 			e.chanExec(s)
 			return s.idx, false
 		}
-		if s.cs.tryReal() {
+		if o.tryForeign(s) {
 			return s.idx, s.b.closedSend
 		}
 		alts = append(alts[:j], alts[j+1:]...)

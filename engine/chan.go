@@ -51,9 +51,9 @@ type hchan struct {
 	// that its address is not reused by a channel of another type).
 	foreign bool
 	ref     unsafe.Pointer
-	cap    int
-	closed bool
-	buf    chanBuf
+	cap     int
+	closed  bool
+	buf     chanBuf
 	// sendq and recvq are the cases of the goroutines waiting to send and to receive, in
 	// arrival order. Cases of matched operations stay until their goroutine runs; they are
 	// skipped.

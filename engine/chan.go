@@ -287,12 +287,23 @@ func Send[T any](ch chan<- T, v T, pos Pos) {
 	sendSlow(e, g, ch, v, pos)
 }
 
+// sendOp and recvOp are a plain send's and receive's operation and case, in one allocation.
+type sendOp[T any] struct {
+	chanOp
+	c sendCase[T]
+}
+
+type recvOp[T any] struct {
+	chanOp
+	c RecvCaseOf[T]
+}
+
 func sendSlow[T any](e *Exec, g *goroutine, ch chan<- T, v T, pos Pos) {
-	o := &chanOp{}
-	sc := &sendCase[T]{ch: ch, v: v}
-	sc.init()
-	o.one[0] = sc
-	e.chanDo(g, o, o.one[:], OpSend, sc.addr, pos, true)
+	p := &sendOp[T]{}
+	p.c.ch, p.c.v = ch, v
+	p.c.init()
+	p.one[0] = &p.c
+	e.chanDo(g, &p.chanOp, p.one[:], OpSend, p.c.addr, pos, true)
 }
 
 // Recv is <-ch.
@@ -313,12 +324,12 @@ func Recv2[T any](ch <-chan T, pos Pos) (T, bool) {
 }
 
 func recvSlow[T any](e *Exec, g *goroutine, ch <-chan T, pos Pos) (T, bool) {
-	o := &chanOp{}
-	rc := &RecvCaseOf[T]{ch: ch}
-	rc.init()
-	o.one[0] = rc
-	e.chanDo(g, o, o.one[:], OpRecv, rc.addr, pos, true)
-	return rc.v, rc.ok
+	p := &recvOp[T]{}
+	p.c.ch = ch
+	p.c.init()
+	p.one[0] = &p.c
+	e.chanDo(g, &p.chanOp, p.one[:], OpRecv, p.c.addr, pos, true)
+	return p.c.v, p.c.ok
 }
 
 // Close is close(ch). Closing a nil or closed channel panics with the runtime's error.

@@ -127,6 +127,8 @@ type Exec struct {
 	aborting  bool
 	abandoned atomic.Bool
 	progress  atomic.Int64
+	// running is the goroutine that has control, published for the watchdog.
+	running atomic.Pointer[goroutine]
 
 	result     Result
 	wantStacks bool
@@ -322,6 +324,7 @@ func (e *Exec) wait(g *goroutine) {
 		}
 		runtime.Goexit()
 	}
+	e.running.Store(g)
 }
 
 // park blocks g for good: the execution is over, and g waits to be reaped.
@@ -532,9 +535,15 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 // run is the body of every controlled goroutine.
 func (e *Exec) run(g *goroutine) {
 	g.gp = getg()
+	if !g.lazy {
+		e.running.Store(g)
+	}
 	returned := false
 	defer func() {
 		r := recover()
+		if e.abandoned.Load() {
+			return // an orphan of an abandoned execution (see runner.abandon)
+		}
 		if e.aborting {
 			e.reaped <- struct{}{}
 			return

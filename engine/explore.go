@@ -201,20 +201,22 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	active.Store(e)
 	go e.run(main)
 
-	var states []GoroutineState
-	if !r.wait(e) {
+	if lim := r.wait(e); lim != nil {
+		// Abandoned: everything in e may still be written by the stuck goroutine, so the
+		// result holds only the limitation, and e is not reused.
 		r.e = newExec()
-	} else {
-		if e.result.Bug != nil {
-			states = e.states()
-		}
-		e.reap(wantStacks && e.result.Bug != nil)
-		for i := range states {
-			states[i].Stack = e.gs[i].stack
-		}
-		if b := e.result.Bug; b != nil && b.G >= 0 && int(b.G) < len(states) && states[b.G].Stack == nil {
-			states[b.G].Stack = b.stack
-		}
+		return &Result{Limitation: lim}
+	}
+	var states []GoroutineState
+	if e.result.Bug != nil {
+		states = e.states()
+	}
+	e.reap(wantStacks && e.result.Bug != nil)
+	for i := range states {
+		states[i].Stack = e.gs[i].stack
+	}
+	if b := e.result.Bug; b != nil && b.G >= 0 && int(b.G) < len(states) && states[b.G].Stack == nil {
+		states[b.G].Stack = b.stack
 	}
 	active.Store(nil)
 	t.removeTempDirs()
@@ -235,9 +237,9 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	return res
 }
 
-// wait waits for the execution to end. It returns false when the watchdog abandoned it: the
-// running goroutine went too long without reaching a scheduling point.
-func (r *runner) wait(e *Exec) bool {
+// wait waits for the execution to end. It returns the limitation when the watchdog abandoned
+// it: the running goroutine went too long without reaching a scheduling point.
+func (r *runner) wait(e *Exec) *Limitation {
 	wd := r.cfg.Watchdog
 	if wd <= 0 {
 		wd = DefaultWatchdog
@@ -246,36 +248,33 @@ func (r *runner) wait(e *Exec) bool {
 	defer stopWatching()
 	select {
 	case <-e.done:
-		return true
+		return nil
 	case <-stalled:
-		r.abandon(e, wd)
-		return false
+		return r.abandon(e, wd)
 	}
 }
 
 // abandon gives up an execution whose running goroutine is blocked outside the engine's
 // control. That goroutine becomes an orphan: it exits when it next reaches the engine. The
-// other goroutines are reaped; the execution is not reused.
-func (r *runner) abandon(e *Exec, wd time.Duration) {
-	active.Store(nil)
-	stuck := e.cur
+// explorer touches nothing the stuck goroutine may still be writing: it only reads what that
+// goroutine published atomically, and the execution's parked goroutines are left parked for
+// good rather than reaped concurrently with it (the exploration stops at this limitation). The
+// execution is not reused.
+func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
+	stuck := e.running.Load()
+	e.abandoned.Store(true)
 	orphans.Store(stuck.gp, true)
 	orphanCount.Add(1)
-	e.abandoned.Store(true)
-	e.aborting = true
-	for _, g := range e.gs {
-		if g == stuck || g.done {
-			continue
-		}
-		g.wake <- struct{}{}
-		<-e.reaped
-		g.done = true
+	active.Store(nil)
+	where := "the test body"
+	if stuck.created != "" {
+		where = "the goroutine started at " + stuck.created
 	}
-	e.result.Limitation = &Limitation{
+	return &Limitation{
 		Kind: "watchdog",
-		Message: fmt.Sprintf("%v did not reach a scheduling point for %v after its %s: it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock); the execution was abandoned",
-			stuck.id, wd, stuck.pending),
-		Pos: stuck.pending.Pos,
+		Message: fmt.Sprintf("%v (%s) did not reach a scheduling point for %v: it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock); the execution was abandoned",
+			stuck.id, where, wd),
+		Pos: stuck.created,
 	}
 }
 

@@ -171,7 +171,7 @@ func TestTimerDelivers(t *testing.T) {
 		if _, ok := tmPoll(c, "d.go:4"); ok {
 			t.Errorf("After(5s) delivered at 2s")
 		}
-		if v := engine.Recv(c, "d.go:5"); !v.Equal(at(5 * time.Second)) || !engine.Now().Equal(v) {
+		if v := engine.Recv(c, "d.go:5"); !v.Equal(at(5*time.Second)) || !engine.Now().Equal(v) {
 			t.Errorf("After value %v, now %v, want %v", v, engine.Now(), at(5*time.Second))
 		}
 		// A timer fires once.

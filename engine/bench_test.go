@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -11,12 +12,10 @@ import (
 // built on, a scheduling point that does not switch, one that does, and a whole execution of a
 // small program next to its floor. BenchmarkRatios reports the ratios measured in one run.
 
-// BenchmarkHandoff is the raw cost of handing control from one goroutine to another through
-// per-goroutine wake channels, with nothing else: the floor of a switch.
-func BenchmarkHandoff(b *testing.B) {
+// handoffs makes 2n raw handoffs between two goroutines through per-goroutine wake channels.
+func handoffs(n int) {
 	a, c := make(chan struct{}, 1), make(chan struct{}, 1)
 	done := make(chan struct{})
-	n := b.N
 	go func() {
 		for i := 0; i < n; i++ {
 			<-c
@@ -24,14 +23,19 @@ func BenchmarkHandoff(b *testing.B) {
 		}
 		close(done)
 	}()
-	b.ResetTimer()
 	for i := 0; i < n; i++ {
 		c <- struct{}{}
 		<-a
 	}
 	<-done
+}
+
+// BenchmarkHandoff is the raw cost of handing control from one goroutine to another through
+// per-goroutine wake channels, with nothing else: the floor of a switch.
+func BenchmarkHandoff(b *testing.B) {
+	handoffs(b.N)
 	// Each iteration is two handoffs (there and back).
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*n), "ns/handoff")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/handoff")
 }
 
 // keepRunning never switches unless it must.
@@ -65,40 +69,36 @@ func (alwaysSwitch) Pick(d *engine.Decision) engine.GID {
 // to amortize starting an execution, small enough that the trace is reused as in real runs.
 const pointsPerExecution = 1000
 
-// explorePoints runs about n scheduling points, in executions of pointsPerExecution points,
-// and reports the time per point.
-func explorePoints(b *testing.B, s engine.Strategy, body func(*engine.T)) {
-	b.ResetTimer()
-	rep := engine.Explore(body, engine.Config{Strategy: s, Schedules: (b.N + pointsPerExecution - 1) / pointsPerExecution})
-	if rep.First != nil {
-		b.Fatal(rep.First.Bug)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rep.Schedules*rep.MaxSteps), "ns/point")
+// points runs about n scheduling points under s, in executions of pointsPerExecution points;
+// with two goroutines, each point switches under alwaysSwitch. It returns the points run.
+func points(n int, s engine.Strategy, goroutines int) int {
+	var x int
+	per := pointsPerExecution / goroutines
+	rep := engine.Explore(func(t *engine.T) {
+		if goroutines == 2 {
+			engine.Go(func() {
+				for i := 0; i < per; i++ {
+					engine.Read(unsafe.Pointer(&x), "bench.go:2")
+				}
+			}, "bench.go:3")
+		}
+		for i := 0; i < per; i++ {
+			engine.Read(unsafe.Pointer(&x), "bench.go:4")
+		}
+	}, engine.Config{Strategy: s, Schedules: (n + pointsPerExecution - 1) / pointsPerExecution})
+	return rep.Schedules * rep.MaxSteps
 }
 
 // BenchmarkPointNoSwitch is a scheduling point at which the running goroutine goes on.
 func BenchmarkPointNoSwitch(b *testing.B) {
-	var x int
-	explorePoints(b, keepRunning{}, func(t *engine.T) {
-		for i := 0; i < pointsPerExecution; i++ {
-			engine.Read(unsafe.Pointer(&x), "bench.go:1")
-		}
-	})
+	n := points(b.N, keepRunning{}, 1)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/point")
 }
 
 // BenchmarkPointSwitch is a scheduling point at which control passes to another goroutine.
 func BenchmarkPointSwitch(b *testing.B) {
-	var x int
-	explorePoints(b, alwaysSwitch{}, func(t *engine.T) {
-		engine.Go(func() {
-			for i := 0; i < pointsPerExecution/2; i++ {
-				engine.Read(unsafe.Pointer(&x), "bench.go:2")
-			}
-		}, "bench.go:3")
-		for i := 0; i < pointsPerExecution/2; i++ {
-			engine.Read(unsafe.Pointer(&x), "bench.go:4")
-		}
-	})
+	n := points(b.N, alwaysSwitch{}, 2)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/point")
 }
 
 // smallProgram has 4 goroutines (the body and 3 it starts) and, under alwaysSwitch, about 30
@@ -115,20 +115,25 @@ func smallProgram(t *engine.T) {
 	}
 }
 
+// executions runs n whole executions of smallProgram with alwaysSwitch.
+func executions(n int) *engine.Report {
+	return engine.Explore(smallProgram, engine.Config{Strategy: alwaysSwitch{}, Schedules: n})
+}
+
 // BenchmarkExecution is one whole execution of smallProgram, explored with alwaysSwitch.
 func BenchmarkExecution(b *testing.B) {
-	rep := engine.Explore(smallProgram, engine.Config{Strategy: alwaysSwitch{}, Schedules: b.N})
+	rep := executions(b.N)
 	if rep.First != nil {
 		b.Fatal(rep.First.Bug)
 	}
 	b.ReportMetric(float64(rep.MaxSteps), "steps/exec")
 }
 
-// BenchmarkExecutionFloor is what BenchmarkExecution costs at least: starting the same
+// floors does n times what an execution of smallProgram costs at least: starting the same
 // goroutines and making the same number of switches with raw handoffs.
-func BenchmarkExecutionFloor(b *testing.B) {
+func floors(n int) {
 	const goroutines, rounds = 3, 8 // 4 participants in a ring: 32 switches
-	for i := 0; i < b.N; i++ {
+	for i := 0; i < n; i++ {
 		wakes := make([]chan struct{}, goroutines+1)
 		for k := range wakes {
 			wakes[k] = make(chan struct{}, 1)
@@ -153,25 +158,25 @@ func BenchmarkExecutionFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkRatios runs the benchmarks above and reports the ratios of the performance
-// contract, measured in this one run: switch/handoff (target ≤ 1.5), the no-switch point in
-// ns (target ≤ 20), and execution/floor (target ≤ 4).
+// BenchmarkExecutionFloor is the floor of BenchmarkExecution.
+func BenchmarkExecutionFloor(b *testing.B) { floors(b.N) }
+
+// BenchmarkRatios reports the ratios of the performance contract, measured in this one run
+// (run it with -benchtime=1x): switch/handoff (target ≤ 1.5), the no-switch point in ns
+// (target ≤ 20), and execution/floor (target ≤ 4).
 func BenchmarkRatios(b *testing.B) {
-	if b.N > 1 {
-		b.Skip("BenchmarkRatios runs its own measurements once; use -benchtime=1x")
+	perOp := func(ops int, f func()) float64 {
+		start := time.Now()
+		f()
+		return float64(time.Since(start).Nanoseconds()) / float64(ops)
 	}
-	per := func(f func(*testing.B)) float64 {
-		r := testing.Benchmark(f)
-		return float64(r.T.Nanoseconds()) / float64(r.N)
-	}
-	metric := func(f func(*testing.B), unit string) float64 {
-		return testing.Benchmark(f).Extra[unit]
-	}
-	handoff := metric(BenchmarkHandoff, "ns/handoff")
-	noSwitch := metric(BenchmarkPointNoSwitch, "ns/point")
-	switched := metric(BenchmarkPointSwitch, "ns/point")
-	exec := per(BenchmarkExecution)
-	floor := per(BenchmarkExecutionFloor)
+	const n = 1_000_000
+	handoff := perOp(2*n, func() { handoffs(n) })
+	var noSwitchPoints, switchPoints int
+	noSwitch := perOp(n, func() { noSwitchPoints = points(n, keepRunning{}, 1) }) * float64(n) / float64(noSwitchPoints)
+	switched := perOp(n, func() { switchPoints = points(n, alwaysSwitch{}, 2) }) * float64(n) / float64(switchPoints)
+	exec := perOp(n/100, func() { executions(n / 100) })
+	floor := perOp(n/100, func() { floors(n / 100) })
 	b.ReportMetric(handoff, "handoff-ns")
 	b.ReportMetric(noSwitch, "point-noswitch-ns")
 	b.ReportMetric(switched, "point-switch-ns")

@@ -363,11 +363,12 @@ func (e *Exec) decide() *goroutine {
 	d.Step = e.steps
 	d.Enabled = e.enabled
 	d.Last = e.last
-	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled && !e.gs[e.last].done
+	// A goroutine that is done is never enabled (exit disables it).
+	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled
 	d.LastOp = e.lastOp
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
-	if id < 0 || int(id) >= len(e.gs) || !e.gs[id].enabled || e.gs[id].done {
+	if uint(id) >= uint(len(e.gs)) || !e.gs[id].enabled {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
 		return nil
 	}
@@ -375,7 +376,7 @@ func (e *Exec) decide() *goroutine {
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}
-	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, e.positions.intern(next.pending.Pos))})
+	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, e.positions.id(next.pending.Pos))})
 	e.last = id
 	e.lastOp = next.pending.Kind
 	return next
@@ -394,7 +395,7 @@ func (e *Exec) choose(g *goroutine, n int) int {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s chose alternative %d of %d", e.steps, e.strategy.Name(), k, n))
 		e.park(g)
 	}
-	e.trace = append(e.trace, traceStep{g: g.id, obj: uintptr(len(e.choices)), code: traceChoice | traceCode(g.pending.Kind, e.positions.intern(g.pending.Pos))})
+	e.trace = append(e.trace, traceStep{g: g.id, obj: uintptr(len(e.choices)), code: traceChoice | traceCode(g.pending.Kind, e.positions.id(g.pending.Pos))})
 	e.choices = append(e.choices, choiceRecord{int32(k), int32(n)})
 	return k
 }

@@ -22,12 +22,19 @@ type positions struct {
 	}
 }
 
-func (p *positions) intern(pos Pos) posID {
+// id returns pos's id: the inlinable fast path of intern.
+func (p *positions) id(pos Pos) posID {
 	data := unsafe.StringData(pos)
 	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&1023]
 	if slot.data == data && slot.n == len(pos) && data != nil {
 		return slot.id
 	}
+	return p.intern(pos)
+}
+
+func (p *positions) intern(pos Pos) posID {
+	data := unsafe.StringData(pos)
+	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&1023]
 	if p.ids == nil {
 		p.ids = make(map[Pos]posID)
 		p.table = append(p.table, "") // id 0 is the empty position

@@ -1,0 +1,304 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// ctxDone reports whether ctx.Done() is closed, without blocking.
+func ctxDone(ctx context.Context, pos string) bool {
+	_, ok := tmPoll(ctx.Done(), pos)
+	return ok
+}
+
+// ctxCheck checks ctx's Err and Cause.
+func ctxCheck(t *engine.T, name string, ctx context.Context, err, cause error) {
+	if got := ctx.Err(); got != err {
+		t.Errorf("%s: Err() = %v, want %v", name, got, err)
+	}
+	if got := context.Cause(ctx); got != cause {
+		t.Errorf("%s: Cause = %v, want %v", name, got, cause)
+	}
+}
+
+func TestContextDeadline(t *testing.T) {
+	errSlow := errors.New("slow")
+	tests := []struct {
+		name string
+		body func(t *engine.T)
+	}{
+		{"timeout expires", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeout(context.Background(), 5*time.Second, "c.go:1")
+			defer cancel()
+			if d, ok := ctx.Deadline(); !ok || !d.Equal(at(5*time.Second)) {
+				t.Errorf("Deadline() = %v, %v", d, ok)
+			}
+			ctxCheck(t, "before", ctx, nil, nil)
+			if ctxDone(ctx, "c.go:2") {
+				t.Errorf("done before the deadline")
+			}
+			engine.Recv(ctx.Done(), "c.go:3")
+			if now := engine.Now(); !now.Equal(at(5 * time.Second)) {
+				t.Errorf("done at %v", now)
+			}
+			ctxCheck(t, "after", ctx, context.DeadlineExceeded, context.DeadlineExceeded)
+			cancel() // no effect now
+			ctxCheck(t, "after cancel", ctx, context.DeadlineExceeded, context.DeadlineExceeded)
+		}},
+		{"cancel before the deadline", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeout(context.Background(), 5*time.Second, "c.go:1")
+			engine.Sleep(time.Second, "c.go:2")
+			cancel()
+			if !ctxDone(ctx, "c.go:3") {
+				t.Errorf("not done after cancel")
+			}
+			ctxCheck(t, "canceled", ctx, context.Canceled, context.Canceled)
+			engine.Sleep(time.Hour, "c.go:4")
+			ctxCheck(t, "past the deadline", ctx, context.Canceled, context.Canceled)
+		}},
+		{"deadline", func(t *engine.T) {
+			ctx, cancel := engine.WithDeadline(context.Background(), at(3*time.Second), "c.go:1")
+			defer cancel()
+			if d, ok := ctx.Deadline(); !ok || !d.Equal(at(3*time.Second)) {
+				t.Errorf("Deadline() = %v, %v", d, ok)
+			}
+			engine.Recv(ctx.Done(), "c.go:2")
+			if !engine.Now().Equal(at(3 * time.Second)) {
+				t.Errorf("done at %v", engine.Now())
+			}
+		}},
+		{"deadline passed already", func(t *engine.T) {
+			engine.Sleep(time.Second, "c.go:1")
+			ctx, cancel := engine.WithDeadline(context.Background(), engine.Epoch, "c.go:2")
+			defer cancel()
+			if !ctxDone(ctx, "c.go:3") {
+				t.Errorf("not done")
+			}
+			ctxCheck(t, "past", ctx, context.DeadlineExceeded, context.DeadlineExceeded)
+		}},
+		{"later deadline keeps the parent's", func(t *engine.T) {
+			parent, cancel := engine.WithTimeout(context.Background(), time.Hour, "c.go:1")
+			defer cancel()
+			child, cancel2 := engine.WithTimeout(parent, 2*time.Hour, "c.go:2")
+			defer cancel2()
+			if d, ok := child.Deadline(); !ok || !d.Equal(at(time.Hour)) {
+				t.Errorf("child Deadline() = %v, %v; want the parent's", d, ok)
+			}
+			short, cancel3 := engine.WithTimeout(parent, time.Minute, "c.go:3")
+			defer cancel3()
+			if d, _ := short.Deadline(); !d.Equal(at(time.Minute)) {
+				t.Errorf("earlier child Deadline() = %v", d)
+			}
+			engine.Recv(child.Done(), "c.go:4")
+			if !engine.Now().Equal(at(time.Hour)) {
+				t.Errorf("child done at %v", engine.Now())
+			}
+			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)
+			ctxCheck(t, "short", short, context.DeadlineExceeded, context.DeadlineExceeded)
+		}},
+		{"cause", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeoutCause(context.Background(), time.Second, errSlow, "c.go:1")
+			defer cancel()
+			engine.Recv(ctx.Done(), "c.go:2")
+			ctxCheck(t, "expired", ctx, context.DeadlineExceeded, errSlow)
+			ctx2, cancel2 := engine.WithDeadlineCause(context.Background(), at(time.Hour), errSlow, "c.go:3")
+			cancel2()
+			ctxCheck(t, "canceled", ctx2, context.Canceled, context.Canceled)
+		}},
+		{"value", func(t *engine.T) {
+			type key struct{}
+			parent := context.WithValue(context.Background(), key{}, "v")
+			ctx, cancel := engine.WithTimeout(parent, time.Second, "c.go:1")
+			defer cancel()
+			child := context.WithValue(ctx, key{}, "w")
+			if ctx.Value(key{}) != "v" || child.Value(key{}) != "w" {
+				t.Errorf("values %v, %v", ctx.Value(key{}), child.Value(key{}))
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tmAll(t, tt.body) })
+	}
+}
+
+func TestContextPropagation(t *testing.T) {
+	tests := []struct {
+		name string
+		body func(t *engine.T)
+	}{
+		{"parent deadlineCtx canceled", func(t *engine.T) {
+			parent, cancel := engine.WithTimeout(context.Background(), time.Hour, "p.go:1")
+			child, cancel2 := engine.WithTimeout(parent, time.Minute, "p.go:2")
+			defer cancel2()
+			grand, cancel3 := engine.WithTimeout(context.WithValue(child, struct{}{}, 1), time.Minute, "p.go:3")
+			defer cancel3()
+			cancel()
+			ctxCheck(t, "child", child, context.Canceled, context.Canceled)
+			ctxCheck(t, "grandchild", grand, context.Canceled, context.Canceled)
+			if !ctxDone(grand, "p.go:4") {
+				t.Errorf("grandchild not done")
+			}
+		}},
+		{"parent deadline passes", func(t *engine.T) {
+			parent, cancel := engine.WithTimeout(context.Background(), time.Minute, "p.go:1")
+			defer cancel()
+			child, cancel2 := engine.WithTimeout(parent, time.Minute, "p.go:2")
+			defer cancel2()
+			engine.Recv(child.Done(), "p.go:3")
+			ctxCheck(t, "parent", parent, context.DeadlineExceeded, context.DeadlineExceeded)
+			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)
+		}},
+		{"parent done already", func(t *engine.T) {
+			parent, cancel := engine.WithTimeout(context.Background(), time.Minute, "p.go:1")
+			cancel()
+			child, cancel2 := engine.WithTimeout(parent, time.Hour, "p.go:2")
+			defer cancel2()
+			ctxCheck(t, "child", child, context.Canceled, context.Canceled)
+		}},
+		{"child cancel detaches", func(t *engine.T) {
+			parent, cancel := engine.WithTimeout(context.Background(), time.Minute, "p.go:1")
+			defer cancel()
+			child, cancel2 := engine.WithTimeout(parent, time.Second, "p.go:2")
+			cancel2()
+			ctxCheck(t, "child", child, context.Canceled, context.Canceled)
+			ctxCheck(t, "parent", parent, nil, nil)
+			engine.Recv(parent.Done(), "p.go:3")
+			ctxCheck(t, "child after the parent's deadline", child, context.Canceled, context.Canceled)
+		}},
+		{"context.WithCancel child at the deadline", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeout(context.Background(), time.Second, "p.go:1")
+			defer cancel()
+			child, cancelChild := context.WithCancel(ctx)
+			defer cancelChild()
+			grand, cancelGrand := context.WithCancel(child)
+			defer cancelGrand()
+			engine.Recv(ctx.Done(), "p.go:2")
+			// Synchronously: no goroutine of the context package is involved.
+			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)
+			ctxCheck(t, "grandchild", grand, context.DeadlineExceeded, context.DeadlineExceeded)
+			if !ctxDone(grand, "p.go:3") {
+				t.Errorf("grandchild not done")
+			}
+		}},
+		{"context.WithCancel child canceled alone", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeout(context.Background(), time.Second, "p.go:1")
+			defer cancel()
+			child, cancelChild := context.WithCancel(ctx)
+			cancelChild()
+			ctxCheck(t, "child", child, context.Canceled, context.Canceled)
+			ctxCheck(t, "ctx", ctx, nil, nil)
+		}},
+		{"real parent canceled", func(t *engine.T) {
+			// The parent belongs to the context package: its cancellation reaches the child
+			// synchronously, and wakes a goroutine already waiting on the child.
+			parent, cancel := context.WithCancelCause(context.Background())
+			errStop := errors.New("stop")
+			child, cancel2 := engine.WithTimeout(parent, time.Hour, "p.go:1")
+			defer cancel2()
+			woke := engine.MakeChan[time.Time](1, "p.go:2")
+			engine.Go(func() {
+				engine.Recv(child.Done(), "p.go:3")
+				engine.Send(woke, engine.Now(), "p.go:4")
+			}, "p.go:0")
+			engine.Sleep(time.Minute, "p.go:5")
+			cancel(errStop)
+			ctxCheck(t, "child", child, context.Canceled, errStop)
+			if v := engine.Recv(woke, "p.go:6"); !v.Equal(at(time.Minute)) {
+				t.Errorf("waiter woke at %v", v)
+			}
+		}},
+		{"real parent, own deadline", func(t *engine.T) {
+			parent, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			child, cancel2 := engine.WithTimeout(parent, time.Second, "p.go:1")
+			defer cancel2()
+			grand, cancel3 := engine.WithTimeout(child, time.Hour, "p.go:2")
+			defer cancel3()
+			engine.Recv(grand.Done(), "p.go:3")
+			if !engine.Now().Equal(at(time.Second)) {
+				t.Errorf("done at %v", engine.Now())
+			}
+			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)
+			ctxCheck(t, "parent", parent, nil, nil)
+			// grand is a child of child in the context package's sense: it gets Canceled with the
+			// cause DeadlineExceeded (see the differences listed in context.go).
+			if grand.Err() == nil || context.Cause(grand) != context.DeadlineExceeded {
+				t.Errorf("grandchild: %v, %v", grand.Err(), context.Cause(grand))
+			}
+		}},
+		{"real parent, cancel", func(t *engine.T) {
+			parent, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			child, cancel2 := engine.WithTimeout(parent, time.Second, "p.go:1")
+			cancel2()
+			ctxCheck(t, "child", child, context.Canceled, context.Canceled)
+			ctxCheck(t, "parent", parent, nil, nil)
+			if !ctxDone(child, "p.go:2") {
+				t.Errorf("not done")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tmAll(t, tt.body) })
+	}
+}
+
+func TestContextRace(t *testing.T) {
+	// A worker waits for work or for the context's end; the test body cancels, or the
+	// deadline ends the wait. Every outcome is consistent whatever the schedule, and both the
+	// work and the cancellation are seen in some schedules.
+	var worked, canceled, expired int
+	tmExplore(t, func(t *engine.T) {
+		ctx, cancel := engine.WithTimeout(context.Background(), time.Second, "w.go:1")
+		work := engine.MakeChan[int](0, "w.go:2")
+		res := engine.MakeChan[error](1, "w.go:3")
+		engine.Go(func() {
+			// (The test strategies take the first ready case of a select.)
+			d, w := engine.RecvCase(ctx.Done()), engine.RecvCase(work)
+			switch engine.Select("w.go:4", false, d, w) {
+			case 0:
+				engine.Send(res, ctx.Err(), "w.go:6")
+			case 1:
+				engine.Send(res, nil, "w.go:5")
+			}
+		}, "w.go:0")
+		engine.Go(func() {
+			engine.Send(work, 1, "w.go:7")
+		}, "w.go:0")
+		engine.Go(func() { cancel() }, "w.go:0")
+		switch err := engine.Recv(res, "w.go:8"); err {
+		case nil:
+			worked++
+		case context.Canceled:
+			canceled++
+		case context.DeadlineExceeded:
+			expired++
+		default:
+			t.Errorf("err = %v", err)
+		}
+		// Unblock the sender if the worker left without the work.
+		engine.Select("w.go:9", true, engine.RecvCase(work))
+	}, 300)
+	if worked == 0 || canceled == 0 {
+		t.Errorf("%d worked, %d canceled, %d expired: want work and cancellation", worked, canceled, expired)
+	}
+	if expired != 0 {
+		t.Errorf("%d expired, but the deadline can never pass while a goroutine is enabled", expired)
+	}
+}
+
+func TestContextOutsideExecution(t *testing.T) {
+	ctx, cancel := engine.WithTimeout(context.Background(), time.Hour, "o.go:1")
+	d, ok := ctx.Deadline()
+	if !ok || d.Before(engine.Epoch.AddDate(10, 0, 0)) {
+		t.Errorf("Deadline() = %v, %v; want a real deadline", d, ok)
+	}
+	cancel()
+	if ctx.Err() != context.Canceled {
+		t.Errorf("Err() = %v", ctx.Err())
+	}
+}

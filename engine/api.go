@@ -96,20 +96,12 @@ func Write(addr unsafe.Pointer, pos Pos) {
 
 // Goroutine returns the id of the calling controlled goroutine, or NoGoroutine.
 func Goroutine() GID {
-	e := active.Load()
-	if e == nil || e.cur == nil || (goroutineIdentity && e.cur.gp != getg()) {
-		return NoGoroutine
+	if e := active.Load(); e != nil {
+		if g := e.caller(); g != nil {
+			return g.id
+		}
 	}
-	return e.cur.id
-}
-
-// Step returns the number of steps executed so far in the current execution.
-func Step() int {
-	e := active.Load()
-	if e == nil {
-		return 0
-	}
-	return e.steps
+	return NoGoroutine
 }
 
 // throw reports a Go runtime fatal error (an unlock of an unlocked mutex, say) as a panic

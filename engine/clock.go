@@ -146,11 +146,10 @@ func Sleep(d time.Duration, pos Pos) {
 
 // Now is time.Now on the virtual clock. Reading the clock is not a scheduling point.
 func Now() time.Time {
-	e := active.Load()
-	if e == nil || e.cur == nil || (goroutineIdentity && e.cur.gp != getg()) {
-		return time.Now()
+	if e := active.Load(); e != nil && e.caller() != nil {
+		return e.clock.Now()
 	}
-	return e.clock.Now()
+	return time.Now()
 }
 
 // Since is time.Since on the virtual clock.

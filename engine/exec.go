@@ -41,11 +41,7 @@ type goroutine struct {
 	captured  bool // reaping: capture the stack before exiting
 	stack     []Frame
 
-	// Scratch state of the pending operation, owned by the primitive that set it.
 	wakeAt int64 // OpSleep: virtual time to wake at
-	value  any   // channel operations: the value sent or received
-	ok     bool
-	sel    int
 }
 
 // blocker says whether a goroutine's pending operation can proceed.
@@ -130,10 +126,8 @@ type Exec struct {
 	// running is the goroutine that has control, published for the watchdog.
 	running atomic.Pointer[goroutine]
 
-	result     Result
-	wantStacks bool
-	t          *T
-	pool       []*goroutine
+	result Result
+	pool   []*goroutine
 }
 
 func newExec() *Exec {
@@ -168,7 +162,6 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.aborting = false
 	e.progress.Store(0)
 	e.result = Result{}
-	e.t = nil
 }
 
 // current returns the execution and the calling goroutine when the caller is the controlled
@@ -183,11 +176,19 @@ func current(pos Pos) (*Exec, *goroutine) {
 		}
 		return nil, nil
 	}
+	if g := e.caller(); g != nil {
+		return e, g
+	}
+	return e.foreign(pos)
+}
+
+// caller returns the calling goroutine if it is the controlled goroutine that has control.
+func (e *Exec) caller() *goroutine {
 	g := e.cur
 	if g == nil || (goroutineIdentity && g.gp != getg()) {
-		return e.foreign(pos)
+		return nil
 	}
-	return e, g
+	return g
 }
 
 // foreign handles a call from a goroutine that is not the scheduled one: an orphan of an

@@ -191,7 +191,6 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	}
 	e.reset(r.cfg.Strategy, maxSteps)
 	t := &T{e: e, name: r.cfg.Name}
-	e.t = t
 	main := e.newGoroutine(func() {
 		defer t.runCleanups()
 		body(t)

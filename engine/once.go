@@ -52,56 +52,17 @@ func OnceDo(o *sync.Once, f func(), pos Pos) {
 // Unlike package sync's, the returned function keeps f: like any sync.Once, its state is
 // per execution, so a function made outside the test body calls f once per execution.
 func OnceFunc(f func(), pos Pos) func() {
-	var (
-		once  sync.Once
-		valid bool
-		p     any
-	)
-	call := func() {
-		valid = false
-		defer func() {
-			p = recover()
-			if !valid {
-				panic(p)
-			}
-		}()
-		f()
-		valid = true
-	}
-	return func() {
-		OnceDo(&once, call, pos)
-		if !valid {
-			panic(p)
-		}
-	}
+	g := OnceValues(func() (struct{}, struct{}) { f(); return struct{}{}, struct{}{} }, pos)
+	return func() { g() }
 }
 
 // OnceValue is sync.OnceValue(f): a function that calls f only once and returns its value.
 // If f panics, the returned function panics with the same value on every call.
 func OnceValue[T any](f func() T, pos Pos) func() T {
-	var (
-		once   sync.Once
-		valid  bool
-		p      any
-		result T
-	)
-	call := func() {
-		valid = false
-		defer func() {
-			p = recover()
-			if !valid {
-				panic(p)
-			}
-		}()
-		result = f()
-		valid = true
-	}
+	g := OnceValues(func() (T, struct{}) { return f(), struct{}{} }, pos)
 	return func() T {
-		OnceDo(&once, call, pos)
-		if !valid {
-			panic(p)
-		}
-		return result
+		v, _ := g()
+		return v
 	}
 }
 

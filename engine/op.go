@@ -54,7 +54,6 @@ const (
 	OpAtomicRMW
 	OpSleep
 	OpTimer
-	OpNow
 	OpContext
 	numOpKinds
 )
@@ -88,7 +87,6 @@ var opNames = [numOpKinds]string{
 	OpAtomicRMW:     "atomic.rmw",
 	OpSleep:         "sleep",
 	OpTimer:         "timer",
-	OpNow:           "now",
 	OpContext:       "context",
 }
 
@@ -113,7 +111,7 @@ func ParseOpKind(s string) (OpKind, bool) {
 // the same object are dependent unless both are reads (see the strategies of seed 001).
 func (k OpKind) IsWrite() bool {
 	switch k {
-	case OpRead, OpAtomicLoad, OpChanLen, OpNow, OpNone, OpYield, OpStart:
+	case OpRead, OpAtomicLoad, OpChanLen, OpNone, OpYield, OpStart:
 		return false
 	}
 	return true

@@ -1,0 +1,7 @@
+package carter01_bad
+
+import "testing"
+
+func TestCarter01Bad(t *testing.T) {
+	Run()
+}

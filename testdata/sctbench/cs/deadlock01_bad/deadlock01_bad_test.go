@@ -1,0 +1,7 @@
+package deadlock01_bad
+
+import "testing"
+
+func TestDeadlock01Bad(t *testing.T) {
+	Run()
+}

@@ -1,0 +1,9 @@
+package stack_bad
+
+import "testing"
+
+func TestStackBad(t *testing.T) {
+	if err := Run(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,7 @@
+package sync01_bad
+
+import "testing"
+
+func TestSync01Bad(t *testing.T) {
+	Run()
+}

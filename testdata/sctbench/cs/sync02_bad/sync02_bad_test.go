@@ -1,0 +1,7 @@
+package sync02_bad
+
+import "testing"
+
+func TestSync02Bad(t *testing.T) {
+	Run()
+}

@@ -1,0 +1,11 @@
+package swsq
+
+import "testing"
+
+func TestSWSQ(t *testing.T) {
+	for i, n := range Run(Default) {
+		if n != 1 {
+			t.Errorf("item %d operated on %d times, want 1", i, n)
+		}
+	}
+}

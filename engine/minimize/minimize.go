@@ -241,7 +241,6 @@ func (m *minimizer) run(s engine.Strategy, maxSteps int) *engine.Result {
 		Name:     m.orig.Test.Name,
 		MaxSteps: maxSteps,
 		Watchdog: m.opts.Watchdog,
-		Context:  m.opts.Context,
 	})
 }
 
@@ -331,8 +330,14 @@ func complement(chunks [][]int, skip int) []int {
 // if it exposes the bug and replays exactly, makes it the current schedule. stop is set when
 // the budget ran out before the candidate could be decided.
 func (m *minimizer) try(cur *basis, keep []int) (accepted bool, stop string) {
+	if len(keep) == 0 && cur.emptyTried {
+		return false, "" // the same candidate as before
+	}
 	if stop := m.exhausted(); stop != "" {
 		return false, stop
+	}
+	if len(keep) == 0 {
+		cur.emptyTried = true
 	}
 	g := newGuided(cur, keep)
 	m.res.Candidates++
@@ -423,6 +428,8 @@ type basis struct {
 	preemptions []preemption
 	// result is the execution of the schedule (nil for the original).
 	result *engine.Result
+	// emptyTried is set once the candidate without preemptions has been run on this basis.
+	emptyTried bool
 }
 
 func newBasis(steps []schedule.Step, pre []preemption) basis {

@@ -3,6 +3,7 @@ package minimize
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -109,17 +110,112 @@ func abba(t *engine.T) {
 	startAll(append([]func(){lock2(&a, &b, "ab.a", "ab.b"), lock2(&b, &a, "ba.b", "ba.a")}, noise(3, 5)...))
 }
 
+// selectOrder fails when its select takes b's value first although a's is ready too: the bug
+// needs no preemption, but the data choice.
+func selectOrder(t *engine.T) {
+	a := engine.MakeChan[int](1, "a.make")
+	b := engine.MakeChan[int](1, "b.make")
+	startAll(append([]func(){
+		func() { engine.Send(a, 1, "a.send") },
+		func() { engine.Send(b, 2, "b.send") },
+	}, noise(3, 5)...))
+	ra, rb := engine.RecvCase(a), engine.RecvCase(b)
+	if engine.Select("select", false, ra, rb) == 1 {
+		t.Fatalf("got b's %d first, want a's", rb.Value())
+	}
+}
+
+// spinLost is two unsynchronized increments whose end the body waits for in a busy-wait loop
+// that yields: every schedule switches away from the spinning body while it is enabled.
+func spinLost(t *engine.T) {
+	var n, done int
+	var mu sync.Mutex
+	inc := func() {
+		engine.Read(unsafe.Pointer(&n), "spin.read")
+		v := n
+		engine.Write(unsafe.Pointer(&n), "spin.write")
+		n = v + 1
+		engine.Lock(&mu, "spin.lock")
+		done++
+		engine.Unlock(&mu, "spin.unlock")
+	}
+	engine.Go(inc, "spin.go")
+	engine.Go(inc, "spin.go")
+	for {
+		engine.Lock(&mu, "wait.lock")
+		d := done
+		engine.Unlock(&mu, "wait.unlock")
+		if d == 2 {
+			break
+		}
+		engine.Gosched("wait.yield")
+	}
+	if n != 2 {
+		t.Errorf("n = %d, want 2", n)
+	}
+}
+
+// spinForever never ends unless the body's write comes before the first goroutine's first
+// read: a livelock, which needs one preemption (of the body, after its go statement).
+func spinForever(t *engine.T) {
+	var flag int
+	engine.GoAll(append([]func(){func() {
+		for {
+			engine.Read(unsafe.Pointer(&flag), "ll.read")
+			if flag == 1 {
+				return
+			}
+		}
+	}}, noise(3, 4)...), "ll.go")
+	engine.Write(unsafe.Pointer(&flag), "ll.write")
+	flag = 1
+}
+
+// livelocker makes a long livelock schedule of spinForever: for its first steps it runs random
+// goroutines other than the body, then the spinner, G1, whenever it can.
+type livelocker struct {
+	rng   *rand.Rand
+	first int
+}
+
+func (*livelocker) Name() string                { return "livelocker" }
+func (*livelocker) Params() map[string]string   { return nil }
+func (*livelocker) Begin() bool                 { return true }
+func (*livelocker) Choose(c *engine.Choice) int { return 0 }
+func (*livelocker) End(*engine.Result)          {}
+func (l *livelocker) Pick(d *engine.Decision) engine.GID {
+	var others []engine.GID
+	for _, g := range d.Enabled {
+		if g != 0 {
+			others = append(others, g)
+		}
+	}
+	switch {
+	case len(others) == 0:
+		return d.Enabled[0]
+	case d.Step > l.first && d.IsEnabled(1):
+		return 1
+	}
+	return others[l.rng.IntN(len(others))]
+}
+
 var info = engine.TestInfo{Package: "example.com/p", Name: "TestMinimize"}
 
 // find explores body with the random scheduler seeded with seed and returns the schedule file
 // of the first execution whose bug satisfies want.
 func find(t *testing.T, body func(*engine.T), seed uint64, want func(*engine.Bug) bool) *schedule.File {
 	t.Helper()
-	s := strategy.NewRandom(seed)
+	return findWith(t, body, strategy.NewRandom(seed), 0, want)
+}
+
+// findWith explores body with s, with the step bound maxSteps, and returns the schedule file of
+// the first execution whose bug satisfies want.
+func findWith(t *testing.T, body func(*engine.T), s engine.Strategy, maxSteps int, want func(*engine.Bug) bool) *schedule.File {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var f *schedule.File
-	engine.Explore(body, engine.Config{Strategy: s, Schedules: 5000, KeepGoing: true, Context: ctx,
+	engine.Explore(body, engine.Config{Strategy: s, Schedules: 5000, KeepGoing: true, Context: ctx, MaxSteps: maxSteps,
 		OnExecution: func(n int, r *engine.Result) {
 			if f == nil && r.Bug != nil && want(r.Bug) {
 				f = engine.NewScheduleFile(r, info, s, n)
@@ -127,7 +223,7 @@ func find(t *testing.T, body func(*engine.T), seed uint64, want func(*engine.Bug
 			}
 		}})
 	if f == nil {
-		t.Fatal("the random scheduler found no such bug")
+		t.Fatalf("%s found no such bug", s.Name())
 	}
 	return f
 }
@@ -172,6 +268,7 @@ func TestMinimizeToKnownMinimum(t *testing.T) {
 		{"order/seed1", order(false), 1, anyBug, engine.Panic, 2},
 		{"order/seed3", order(false), 3, anyBug, engine.Panic, 2},
 		{"abba/seed1", abba, 1, anyBug, engine.Deadlock, 1},
+		{"select/seed1", selectOrder, 1, anyBug, engine.Fail, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := find(t, tc.body, tc.seed, tc.want)
@@ -455,5 +552,73 @@ func TestErrors(t *testing.T) {
 				t.Errorf("error %v, want one about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestBusyWait minimizes random schedules of spinLost and compares them with the fewest
+// preemptions (as the engine counts them: the switch after a yield is one) among every
+// schedule of the program with at most four preemptions that fail the same way, explored by
+// iterative preemption bounding. Minimization is 1-minimal, not globally minimal: a busy-wait
+// loop whose preemption is removed spins until the step bound, so some schedules cannot reach
+// the minimum by removals alone; at least one does, and none goes below it.
+func TestBusyWait(t *testing.T) {
+	fails := func(b *engine.Bug) bool { return b.Kind == engine.Fail }
+	least := -1
+	engine.Explore(spinLost, engine.Config{Strategy: strategy.NewIPB(4), KeepGoing: true, MaxSteps: 200,
+		OnExecution: func(n int, r *engine.Result) {
+			if r.Bug != nil && fails(r.Bug) && (least < 0 || r.Preemptions < least) {
+				least = r.Preemptions
+			}
+		}})
+	if least < 0 {
+		t.Fatal("no failing schedule with at most four preemptions")
+	}
+	reached := 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		f := find(t, spinLost, seed, fails)
+		res, err := Minimize(spinLost, f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: %d → %d preemptions (least: %d), %d executions (%d passed, %d other bug: livelocks)",
+			seed, res.Before, res.After, least, res.Executions, res.Passed, res.OtherBug)
+		if res.After < least || res.After > res.Before || res.Stopped != StoppedMinimal {
+			t.Errorf("seed %d: %d → %d preemptions, stopped %s; the least is %d", seed, res.Before, res.After, res.Stopped, least)
+		}
+		if res.After == least {
+			reached++
+		}
+		if res.File != f {
+			replayFile(t, spinLost, res.File)
+		}
+	}
+	if reached == 0 {
+		t.Errorf("no schedule was minimized to the least number of preemptions, %d", least)
+	}
+}
+
+// TestLivelock minimizes a long livelock schedule: candidates run with the original's step
+// bound, which makes the livelock, and the result replays with it.
+func TestLivelock(t *testing.T) {
+	const bound = 80
+	s := &livelocker{rng: rand.New(rand.NewPCG(1, 2)), first: 25}
+	r := engine.Run(spinForever, s, engine.Config{MaxSteps: bound})
+	if r.Bug == nil || r.Bug.Kind != engine.Livelock {
+		t.Fatalf("no livelock: %v", r.Bug)
+	}
+	f := engine.NewScheduleFile(r, info, s, 1)
+	res, err := Minimize(spinForever, f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v: %d → %d preemptions, %d executions", res.Identity, res.Before, res.After, res.Executions)
+	if res.Before < 5 || res.After != 1 || res.Identity.Kind != engine.Livelock {
+		t.Errorf("%v: %d → %d preemptions, want a long schedule minimized to 1", res.Identity, res.Before, res.After)
+	}
+	if res.File != f {
+		r := replayFile(t, spinForever, res.File)
+		if r.Bug.Step != bound {
+			t.Errorf("livelock at step %d, want the bound %d", r.Bug.Step, bound)
+		}
 	}
 }

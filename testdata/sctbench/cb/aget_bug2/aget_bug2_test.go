@@ -1,0 +1,9 @@
+package aget_bug2
+
+import "testing"
+
+func TestAgetBug2(t *testing.T) {
+	if err := Run(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -89,14 +89,17 @@ type Options struct {
 	MaxSteps int
 	// Watchdog is engine.Config.Watchdog for every execution; 0 means the engine's default.
 	Watchdog time.Duration
+	// OnAccepted, when set, is called after each accepted candidate with the new preemption
+	// count and the number of executions so far (for progress messages).
+	OnAccepted func(preemptions, executions int)
 }
 
 // Why a minimization stopped (Result.Stopped).
 const (
 	StoppedMinimal    = "minimal"    // ddmin ended: no single preemption can be removed
 	StoppedExecutions = "executions" // Options.MaxExecutions was reached
-	StoppedTime       = "time"       // Options.Time was reached
-	StoppedCanceled   = "canceled"   // Options.Context was canceled or its deadline passed
+	StoppedTime       = "time"       // Options.Time or the deadline of Options.Context was reached
+	StoppedCanceled   = "canceled"   // Options.Context was canceled
 )
 
 // Result is the outcome of a minimization.
@@ -162,8 +165,9 @@ var ErrNoBug = errors.New("the schedule has no bug to minimize for")
 // is returned, with a nil error; if it runs out before f could even be replayed, the result
 // holds f with its recorded preemption count.
 //
-// Like engine.Explore, Minimize runs executions one at a time; it must not be called from a
-// test body.
+// Like engine.Explore, Minimize runs executions one at a time, and waits for an exploration in
+// progress to end: call it after engine.Explore returns, never from Config.OnExecution (which
+// would wait forever) or from a test body.
 func Minimize(body func(*engine.T), f *schedule.File, opts Options) (*Result, error) {
 	if f == nil {
 		return nil, errors.New("minimize: no schedule")
@@ -223,8 +227,10 @@ func newMinimizer(body func(*engine.T), f *schedule.File, opts Options) *minimiz
 
 // exhausted returns why the budget does not allow another execution, or "".
 func (m *minimizer) exhausted() string {
-	switch {
-	case m.opts.Context.Err() != nil:
+	switch err := m.opts.Context.Err(); {
+	case errors.Is(err, context.DeadlineExceeded):
+		return StoppedTime
+	case err != nil:
 		return StoppedCanceled
 	case m.opts.Time > 0 && time.Since(m.start) >= m.opts.Time:
 		return StoppedTime
@@ -371,6 +377,9 @@ func (m *minimizer) try(cur *basis, keep []int) (accepted bool, stop string) {
 	m.res.Accepted++
 	*cur = newBasis(r.Schedule, g.preemptions)
 	cur.result = r
+	if m.opts.OnAccepted != nil {
+		m.opts.OnAccepted(r.Preemptions, m.res.Executions)
+	}
 	return true, ""
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -275,9 +276,18 @@ func TestMinimizeToKnownMinimum(t *testing.T) {
 			if f.Bug.Kind != string(tc.kind) {
 				t.Fatalf("found %s, want a %s", f.Bug.Kind, tc.kind)
 			}
-			res, err := Minimize(tc.body, f, Options{})
+			var progress []int
+			res, err := Minimize(tc.body, f, Options{OnAccepted: func(p, n int) { progress = append(progress, p, n) }})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(progress) != 2*res.Accepted || res.Accepted > 0 && progress[len(progress)-2] != res.After {
+				t.Errorf("progress %v: want %d accepted candidates, the last with %d preemptions", progress, res.Accepted, res.After)
+			}
+			for i := 2; i < len(progress); i += 2 {
+				if progress[i] >= progress[i-2] || progress[i+1] <= progress[i-1] {
+					t.Errorf("progress %v: preemptions must decrease as executions increase", progress)
+				}
 			}
 			t.Logf("%s: %d → %d preemptions, %d → %d steps, %d executions (%d candidates: %d accepted, %d passed, %d other bug, %d failed)",
 				res.Identity, res.Before, res.After, f.Result.Steps, res.File.Result.Steps,
@@ -388,14 +398,26 @@ func TestBudget(t *testing.T) {
 		t.Errorf("a budget of %d executions did not keep the best schedule found", full.Executions-1)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
+	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Minimize(lostUpdate, f, Options{Context: ctx})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Stopped != StoppedCanceled || res.File != f || res.Executions != 0 || res.After != f.Result.Preemptions {
-		t.Errorf("canceled: %+v", res)
+	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"canceled", Options{Context: canceled}, StoppedCanceled},
+		{"deadline", Options{Context: past}, StoppedTime},
+		{"executions", Options{MaxExecutions: 1}, StoppedExecutions},
+	} {
+		res, err := Minimize(lostUpdate, f, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stopped != tc.want || res.File != f || res.After != f.Result.Preemptions || res.Candidates != 0 {
+			t.Errorf("%s: %+v", tc.name, res)
+		}
 	}
 }
 

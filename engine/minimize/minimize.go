@@ -35,8 +35,9 @@
 //
 // The rule only preempts at kept points, so a candidate's execution has at most as many
 // preemptions as it keeps. When the rule is applied with every preemption kept it re-executes
-// the current schedule exactly (every point lines up), which is why removing a preemption
-// changes the execution only from that point on, as far as the program lets it.
+// the current schedule of a deterministic program exactly (every point lines up), which is
+// why removing a preemption changes the execution only from that point on, as far as the
+// program lets it.
 //
 // A candidate is accepted when its execution has a bug with the same identity as the
 // original's (the same kind, at the same position, on the same operation: see Identity) and
@@ -46,6 +47,11 @@
 // tried keeps no preemption at all. When ddmin ends, no single preemption of the result can
 // be removed (the result is 1-minimal under the completion rule); a budget may stop it
 // earlier, and the best schedule found so far is returned.
+//
+// 1-minimal is not always the fewest possible: removals alone cannot move a preemption to a
+// better point, and a busy-wait loop whose preemption is removed spins until the step bound.
+// The minimized schedule may also have more steps than the original, since the completion
+// rule runs goroutines on until they block or end where the original was preempted.
 //
 // The package uses the standard library and the engine only: it is compiled into test
 // binaries.

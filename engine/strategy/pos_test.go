@@ -1,0 +1,195 @@
+package strategy
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// posSpy checks every decision of POS against the rule of Yuan et al. (CAV 2018, §4): after
+// a step, exactly the goroutines whose pending event is dependent on it (the goroutine that
+// ran among them) get a fresh priority, every other priority is unchanged, new goroutines
+// get one in [0, 1), and the enabled goroutine with the highest priority runs.
+//
+// Pick runs on the engine's goroutines, where t.Fatal must not be called: the first
+// violation is kept in err, for the test to report.
+type posSpy struct {
+	*POS
+	err      error
+	prev     []float64
+	redrawn  int // priorities redrawn, over all decisions
+	kept     int // priorities checked unchanged
+	created  int // new goroutines given a priority
+	watchers []func(d *engine.Decision, before, after []float64)
+}
+
+func (s *posSpy) Begin() bool {
+	s.prev = s.prev[:0]
+	return s.POS.Begin()
+}
+
+func (s *posSpy) failf(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (s *posSpy) Pick(d *engine.Decision) engine.GID {
+	last, lastOp := s.last, s.lastOp
+	g := s.POS.Pick(d)
+	prio := s.prio
+	if len(prio) != d.Goroutines {
+		s.failf("step %d: %d priorities for %d goroutines", d.Step, len(prio), d.Goroutines)
+		return g
+	}
+	for i, p := range prio {
+		gi := engine.GID(i)
+		switch {
+		case i >= len(s.prev):
+			s.created++
+			if p < 0 || p >= 1 {
+				s.failf("step %d: new %v has priority %v", d.Step, gi, p)
+			}
+		case Dependent(last, lastOp, gi, d.Pending(gi)):
+			s.redrawn++
+			if p == s.prev[i] {
+				s.failf("step %d: %v (pending %v) races with %v's %v but kept its priority", d.Step, gi, d.Pending(gi), last, lastOp)
+			}
+		default:
+			s.kept++
+			if p != s.prev[i] {
+				s.failf("step %d: %v (pending %v) does not race with %v's %v but its priority changed", d.Step, gi, d.Pending(gi), last, lastOp)
+			}
+		}
+	}
+	for _, e := range d.Enabled {
+		if prio[e] > prio[g] {
+			s.failf("step %d: picked %v (priority %v), %v has %v", d.Step, g, prio[g], e, prio[e])
+		}
+	}
+	for _, w := range s.watchers {
+		w(d, s.prev, prio)
+	}
+	s.prev = append(s.prev[:0], prio...)
+	return g
+}
+
+// TestPOSReassignsPriorities runs POS on programs with memory accesses, mutexes and channels
+// and checks every decision with posSpy.
+func TestPOSReassignsPriorities(t *testing.T) {
+	tests := []struct {
+		name string
+		body func(*engine.T)
+	}{
+		{"seedExample(4)", seedExample(4)},
+		{"philosophers(3, 2)", philosophers(3, 2)},
+		{"pipeline(2, 3)", pipeline(2, 3)},
+		{"readersWriter(2, 2)", readersWriter(2, 2)},
+	}
+	for _, tc := range tests {
+		s := &posSpy{POS: NewPOS(3)}
+		exploreN(t, tc.body, s, 200)
+		if s.err != nil {
+			t.Fatalf("%s: %v", tc.name, s.err)
+		}
+		t.Logf("%-20s priorities redrawn %d, kept %d, new %d", tc.name, s.redrawn, s.kept, s.created)
+		if s.redrawn == 0 || s.kept == 0 || s.created == 0 {
+			t.Errorf("%s: the program does not exercise all three cases", tc.name)
+		}
+	}
+}
+
+// raceScenario: G1 writes x and then y; G2 and G3 read x; G4 writes z.
+func raceScenario(t *engine.T) {
+	var x, y, z int
+	engine.GoAll([]func(){
+		func() {
+			engine.Write(unsafe.Pointer(&x), "write x")
+			x = 1
+			engine.Write(unsafe.Pointer(&y), "write y")
+			y = 1
+		},
+		func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
+		func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
+		func() { engine.Write(unsafe.Pointer(&z), "write z"); z = 1 },
+	}, "go")
+}
+
+// TestPOSReassignmentScenario spells the rule out on raceScenario: right after G1's write of
+// x, G1 (its next event) and the readers of x still pending get fresh priorities, and the
+// writer of z keeps its own; after the go statement every goroutine it created has one.
+func TestPOSReassignmentScenario(t *testing.T) {
+	s := &posSpy{POS: NewPOS(9)}
+	afterWriteX, afterGo := 0, 0
+	s.watchers = append(s.watchers, func(d *engine.Decision, before, after []float64) {
+		switch {
+		case d.Last == 0 && d.Step == 2: // the go statement
+			afterGo++
+			if len(after) != 5 {
+				s.failf("after the go statement: priorities %v", after)
+			}
+		case d.Last == 1 && d.IsEnabled(1) && d.Pending(1).Pos == "write y": // G1 just wrote x
+			afterWriteX++
+			if after[1] == before[1] || after[4] != before[4] {
+				s.failf("after write x: G1 %v→%v, G4 %v→%v", before[1], after[1], before[4], after[4])
+			}
+			for _, r := range []engine.GID{2, 3} {
+				if d.IsEnabled(r) && after[r] == before[r] {
+					s.failf("after write x: pending reader %v kept priority %v", r, after[r])
+				}
+			}
+		}
+	})
+	exploreN(t, raceScenario, s, 500)
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	t.Logf("checked %d decisions after the go statement, %d after write x", afterGo, afterWriteX)
+	if afterGo != 500 || afterWriteX != 500 {
+		t.Fatalf("checked %d decisions after the go statement and %d after write x, want 500 each", afterGo, afterWriteX)
+	}
+}
+
+// TestPOSReassignmentChangesTheDistribution measures what the reassignment does, on G1:
+// write x, write y and G2: read x. Given that G1's write of x runs first (probability 1/2),
+// G2's event lost to it. Without reassignment (BasicPOS) its priority would stay the lower
+// of two uniform draws, and it would beat G1's next event (a fresh draw) with probability
+// 1/3: the schedule G1 G2 G1 would have probability 1/6. POS redraws it, as it races with
+// the write: 1/2 · 1/2 = 1/4.
+func TestPOSReassignmentChangesTheDistribution(t *testing.T) {
+	body := func(t *engine.T) {
+		var x, y int
+		engine.GoAll([]func(){
+			func() {
+				engine.Write(unsafe.Pointer(&x), "write x")
+				x = 1
+				engine.Write(unsafe.Pointer(&y), "write y")
+				y = 1
+			},
+			func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
+		}, "go")
+	}
+	const n = 4000
+	runs, _ := schedules(t, body, NewPOS(21), n)
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r]++
+	}
+	want := map[string]float64{
+		"G0 G2 G1 G1 ": 0.5,
+		"G0 G1 G2 G1 ": 0.25, // 1/6 without the reassignment
+		"G0 G1 G1 G2 ": 0.25, // 1/3 without the reassignment
+	}
+	for _, s := range slices.Sorted(maps.Keys(count)) {
+		if _, ok := want[s]; !ok {
+			t.Errorf("unexpected schedule %q (%d times)", s, count[s])
+		}
+	}
+	for _, s := range []string{"G0 G2 G1 G1 ", "G0 G1 G2 G1 ", "G0 G1 G1 G2 "} {
+		checkRate(t, fmt.Sprintf("schedule %q", s), count[s], n, want[s])
+	}
+}

@@ -506,3 +506,50 @@ func uniq(xs []string) map[string]bool {
 	}
 	return m
 }
+
+// spinners is a busy-wait loop with a yield: the body and spinners more goroutines wait,
+// under a mutex, for setters goroutines to count themselves in.
+func spinners(setters, spinners int) func(*engine.T) {
+	return func(t *engine.T) {
+		var mu sync.Mutex
+		done := 0
+		spin := func() {
+			for {
+				engine.Lock(&mu, "spin.lock")
+				d := done
+				engine.Unlock(&mu, "spin.unlock")
+				if d >= setters {
+					return
+				}
+				engine.Gosched("spin.yield")
+			}
+		}
+		var fs []func()
+		for range spinners {
+			fs = append(fs, spin)
+		}
+		for range setters {
+			fs = append(fs, func() {
+				engine.Lock(&mu, "set.lock")
+				done++
+				engine.Unlock(&mu, "set.unlock")
+			})
+		}
+		engine.GoAll(fs, "go")
+		spin()
+	}
+}
+
+// TestRAPOSAndPOSBusyWait checks that neither strategy livelocks on busy-wait loops: RAPOS
+// lets a setter in whenever a spinner's lock conflicts with the setter's pending lock, and
+// POS gives the spinner's every next event a fresh priority, so the setters win with
+// positive probability at every step. The step bound makes a livelock a bug.
+func TestRAPOSAndPOSBusyWait(t *testing.T) {
+	for _, s := range []engine.Strategy{NewRAPOS(4), NewPOS(4)} {
+		rep := engine.Explore(spinners(2, 2), engine.Config{Strategy: s, KeepGoing: true, Schedules: 300, MaxSteps: 5_000})
+		t.Logf("%s: %d executions, longest %d steps, %d partial orders", s.Name(), rep.Schedules, rep.MaxSteps, rep.Interleavings)
+		if rep.Buggy != 0 || rep.Err != nil || rep.Schedules != 300 {
+			t.Fatalf("%s: %d buggy of %d (%v), err %v", s.Name(), rep.Buggy, rep.Schedules, rep.First, rep.Err)
+		}
+	}
+}

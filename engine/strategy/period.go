@@ -73,7 +73,7 @@ type Period struct {
 	next    func() (periodSchedule, bool)
 	stop    func()
 	done    bool
-	emptied bool // every job finished before the bound
+	emptied bool // every job finished, during the pass of period number p: the space is ≤ p-1
 
 	executed map[string]bool // schedules already executed (the execution is a function of them)
 	prev     periodSchedule  // the schedule executed before the current one
@@ -156,7 +156,7 @@ func (s *Period) Jobs() int { return s.slices }
 // Exhausted implements engine.Exhauster.
 func (s *Period) Exhausted() string {
 	if s.emptied {
-		return fmt.Sprintf("all %d schedules explored: every slice's schedule space is exhausted within %d periods (%d slices)", s.schedules, s.p, s.slices)
+		return fmt.Sprintf("all %d schedules explored: every slice's schedule space is exhausted within %d periods (%d slices)", s.schedules, s.p-1, s.slices)
 	}
 	return fmt.Sprintf("all %d schedules with ≤ %d periods explored (%d slices)", s.schedules, s.max, s.slices)
 }

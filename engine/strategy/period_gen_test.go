@@ -12,7 +12,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
-func collect(gen func([]int, int, periodPrefix, func(periodSchedule) bool), k []int, p int, pfx periodPrefix) []string {
+func periodCollect(gen func([]int, int, periodPrefix, func(periodSchedule) bool), k []int, p int, pfx periodPrefix) []string {
 	var out []string
 	gen(k, p, pfx, func(s periodSchedule) bool {
 		out = append(out, s.String())
@@ -22,7 +22,7 @@ func collect(gen func([]int, int, periodPrefix, func(periodSchedule) bool), k []
 }
 
 // words returns every interleaving of the threads of k (thread t k[t] times).
-func words(k []int) [][]int {
+func periodWords(k []int) [][]int {
 	var out [][]int
 	left := slices.Clone(k)
 	var w []int
@@ -51,7 +51,7 @@ func words(k []int) [][]int {
 }
 
 // runs turns an interleaving into its serialized schedule: one period per maximal run.
-func runs(w []int) []periodSlot {
+func periodRuns(w []int) []periodSlot {
 	var out []periodSlot
 	for _, t := range w {
 		if n := len(out); n > 0 && out[n-1].t == t {
@@ -63,13 +63,13 @@ func runs(w []int) []periodSlot {
 	return out
 }
 
-// bruteSerial is the serialized schedule space by brute force: every interleaving is exactly
+// periodBruteSerial is the serialized schedule space by brute force: every interleaving is exactly
 // one serialized schedule, with as many periods as it has runs. The order is the one the
 // generator documents: patterns lexicographically, then counts lexicographically decreasing.
-func bruteSerial(k []int, p int) [][]periodSlot {
+func periodBruteSerial(k []int, p int) [][]periodSlot {
 	var out [][]periodSlot
-	for _, w := range words(k) {
-		if r := runs(w); len(r) == p {
+	for _, w := range periodWords(k) {
+		if r := periodRuns(w); len(r) == p {
 			out = append(out, r)
 		}
 	}
@@ -89,7 +89,7 @@ func bruteSerial(k []int, p int) [][]periodSlot {
 	return out
 }
 
-func serialStrings(ss [][]periodSlot) []string {
+func periodSerialStrings(ss [][]periodSlot) []string {
 	var out []string
 	for _, s := range ss {
 		ps := make(periodSchedule, len(s))
@@ -106,7 +106,7 @@ func serialStrings(ss [][]periodSlot) []string {
 // [t0][t1][t2][t0], and the first pattern gives exactly two schedules, t0's remaining key
 // point going to its first or its third period.
 func TestPeriodPaperExample(t *testing.T) {
-	got := collect(genSerial, []int{3, 2, 1}, 4, emptyPrefix)
+	got := periodCollect(genSerial, []int{3, 2, 1}, 4, emptyPrefix)
 	want := []string{"[t0×2][t1×2][t0][t2]", "[t0][t1×2][t0×2][t2]"}
 	if len(got) < 3 || !slices.Equal(got[:2], want) || !strings.HasPrefix(got[2], "[t0") {
 		t.Fatalf("first schedules %v, want %v then pattern [t0][t1][t2][t0]", got[:min(3, len(got))], want)
@@ -135,7 +135,7 @@ func TestPeriodSerialGenerator(t *testing.T) {
 		k     []int
 		total int // |k|! / Π k[t]!
 	}{
-		{[]int{1, 1}, 2},  // s0 of §2.2: [t0][t1] and [t1][t0]
+		{[]int{1, 1}, 2}, // s0 of §2.2: [t0][t1] and [t1][t0]
 		{[]int{3, 2, 1}, 60},
 		{[]int{2, 2}, 6},
 		{[]int{1, 1, 1}, 6},
@@ -147,8 +147,8 @@ func TestPeriodSerialGenerator(t *testing.T) {
 		sum := 0
 		var counts []string
 		for p := 1; p <= 8; p++ {
-			got := collect(genSerial, tt.k, p, emptyPrefix)
-			want := serialStrings(bruteSerial(tt.k, p))
+			got := periodCollect(genSerial, tt.k, p, emptyPrefix)
+			want := periodSerialStrings(periodBruteSerial(tt.k, p))
 			if !slices.Equal(got, want) {
 				t.Errorf("slice %v, %d periods:\n got %v\nwant %v", tt.k, p, got, want)
 			}
@@ -162,10 +162,10 @@ func TestPeriodSerialGenerator(t *testing.T) {
 	}
 }
 
-// bruteParallel is the parallel scheduler's space by its definition (§3.2.2): every
+// periodBruteParallel is the parallel scheduler's space by its definition (§3.2.2): every
 // combination of 1..min(p, n) threads in order, the brute-force serialized schedules of the
 // chosen threads, the neglected threads added to the last period; duplicates dropped.
-func bruteParallel(k []int, p int) []string {
+func periodBruteParallel(k []int, p int) []string {
 	n := len(k)
 	seen := map[string]bool{}
 	var out []string
@@ -187,7 +187,7 @@ func bruteParallel(k []int, p int) []string {
 			for _, t := range c {
 				sub[t] = k[t]
 			}
-			for _, ser := range bruteSerial(sub, p) {
+			for _, ser := range periodBruteSerial(sub, p) {
 				s := make(periodSchedule, p)
 				for i := 0; i < p-1; i++ {
 					s[i] = []periodSlot{ser[i]}
@@ -222,14 +222,14 @@ func TestPeriodParallelGenerator(t *testing.T) {
 		{[]int{2, 2, 2, 2, 2, 2, 2, 2, 2, 3}, 3}, // reorder_10's slice
 	}
 	for _, tt := range tests {
-		got := collect(genParallel, tt.k, tt.p, emptyPrefix)
-		want := bruteParallel(tt.k, tt.p)
+		got := periodCollect(genParallel, tt.k, tt.p, emptyPrefix)
+		want := periodBruteParallel(tt.k, tt.p)
 		if !slices.Equal(got, want) {
 			t.Errorf("slice %v, %d periods:\n got %v\nwant %v", tt.k, tt.p, got, want)
 		}
-		t.Logf("slice %v, %d periods: %d parallel schedules, %d serialized", tt.k, tt.p, len(got), len(collect(genSerial, tt.k, tt.p, emptyPrefix)))
+		t.Logf("slice %v, %d periods: %d parallel schedules, %d serialized", tt.k, tt.p, len(got), len(periodCollect(genSerial, tt.k, tt.p, emptyPrefix)))
 	}
-	if got := collect(genParallel, []int{1, 1, 1}, 1, emptyPrefix); !slices.Equal(got, []string{"[t0 t1 t2]"}) {
+	if got := periodCollect(genParallel, []int{1, 1, 1}, 1, emptyPrefix); !slices.Equal(got, []string{"[t0 t1 t2]"}) {
 		t.Errorf("1 period: %v, want the one schedule [t0 t1 t2]", got)
 	}
 }
@@ -258,7 +258,7 @@ func TestPeriodPrefix(t *testing.T) {
 					}
 					return true
 				})
-				if got := collect(gen.f, []int{3, 2, 1}, p, pfx); !slices.Equal(got, want) {
+				if got := periodCollect(gen.f, []int{3, 2, 1}, p, pfx); !slices.Equal(got, want) {
 					t.Errorf("%s, prefix %v, %d periods:\n got %v\nwant %v", gen.name, pfx, p, got, want)
 				}
 			}
@@ -289,14 +289,14 @@ func TestPeriodPrefix(t *testing.T) {
 	}
 }
 
-// fixedPeriod runs one given schedule through PERIOD's periodical executor.
-type fixedPeriod struct {
+// periodFixed runs one given schedule through PERIOD's periodical executor.
+type periodFixed struct {
 	*Period
 	sch    periodSchedule
 	counts []int
 }
 
-func (f *fixedPeriod) Begin() bool {
+func (f *periodFixed) Begin() bool {
 	f.cur, f.job = f.sch, &periodJob{counts: f.counts}
 	f.period, f.lastW = 0, engine.NoGoroutine
 	f.executedKP, f.assign = nil, nil
@@ -304,7 +304,7 @@ func (f *fixedPeriod) Begin() bool {
 	return true
 }
 
-func (f *fixedPeriod) End(*engine.Result) {}
+func (f *periodFixed) End(*engine.Result) {}
 
 // TestPeriodExecutor checks that executions follow their schedules (§3.3): key points run in
 // their periods, extra key points in their thread's last period, threads outside the
@@ -362,7 +362,7 @@ func TestPeriodExecutor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := NewPeriod(PeriodParallel, 4)
-			res := engine.Run(tt.body, &fixedPeriod{Period: p, sch: tt.sch, counts: tt.counts}, engine.Config{})
+			res := engine.Run(tt.body, &periodFixed{Period: p, sch: tt.sch, counts: tt.counts}, engine.Config{})
 			if res.Bug != nil {
 				t.Fatalf("bug: %v", res.Bug)
 			}

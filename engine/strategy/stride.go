@@ -31,8 +31,9 @@ const (
 // Events are counted as the paper's experiment counts them (§V-A): "the only events that were
 // counted were those that implied potential … communication between threads … and that
 // happened while other threads were enabled". An event is a scheduling point of the engine
-// (the engine's visible operations are the paper's events, §II-A; a yield counts like any
-// other, so a busy-wait loop ends its stride as Random would switch away from it); it counts
+// (the engine's visible operations are the paper's events, §II-A; a yield gets no special
+// treatment, as in Random, and counts like any other event, so a goroutine in a busy-wait
+// loop holds on for at most its stride); it counts
 // when at least one other goroutine is enabled at the moment it is picked. The same count
 // measures a goroutine's length and consumes its stride. Our choice, where the paper is
 // silent: a goroutine that is the only enabled one is not selected (there is nothing to
@@ -196,7 +197,7 @@ func NewStrideParams(params map[string]string, seed uint64) (*Stride, error) {
 // edge must be covered for it to be covered at least once in runs executions with the given
 // confidence: 1 − (1 − confidence)^(1/runs). With edges > 1 it is the probability of each of
 // that many independent edges that must all be covered in the same execution, the paper's
-// third variant (§V-A): p^edges is the single-edge probability.
+// third variant (§V-A): p^edges is the single-edge probability. runs and edges are ≥ 1.
 func StrideTargetProbability(confidence float64, runs, edges int) float64 {
 	one := -math.Expm1(math.Log1p(-confidence) / float64(runs))
 	return math.Pow(one, 1/float64(edges))

@@ -452,48 +452,89 @@ func scheduleString(steps []schedule.Step) string {
 	return b.String()
 }
 
+// selectors has a goroutine receive twice in a select from two buffered channels that two
+// goroutines send to: when both are ready, the case taken is a data choice (Choose). The
+// receiver writes a variable first, so that it can reach the select after both sends (a
+// select already waiting would be completed by the first send, with no choice).
+func selectors(t *engine.T) {
+	a, b := engine.MakeChan[int](1, "make a"), engine.MakeChan[int](1, "make b")
+	z := 0
+	engine.GoAll([]func(){
+		func() { engine.Send(a, 1, "send a") },
+		func() { engine.Send(b, 2, "send b") },
+		func() {
+			engine.Write(unsafe.Pointer(&z), "write z")
+			z = 1
+			for range 2 {
+				engine.Select("select", false, engine.RecvCase(a), engine.RecvCase(b))
+			}
+		},
+	}, "go")
+}
+
 // TestRAPOSAndPOSReproduceAnExecutionAlone checks the per-execution seeds (SCTBench §5): the
 // seed in an execution's Params, set as the first seed (what New does with {"seed": s}),
-// runs that execution again; the same initial seed gives the same executions; different
-// initial seeds different ones.
+// runs that execution again, data choices included; the same initial seed gives the same
+// executions; different initial seeds different ones.
 func TestRAPOSAndPOSReproduceAnExecutionAlone(t *testing.T) {
-	body := philosophers(3, 2)
-	tests := []struct {
+	strategies := []struct {
 		name string
 		mk   func(seed uint64) (engine.Strategy, *seeds)
 	}{
 		{"rapos", func(seed uint64) (engine.Strategy, *seeds) { r := NewRAPOS(seed); return r, &r.seeds }},
 		{"pos", func(seed uint64) (engine.Strategy, *seeds) { p := NewPOS(seed); return p, &p.seeds }},
 	}
-	for _, tc := range tests {
-		s, _ := tc.mk(11)
-		runs, params := schedules(t, body, s, 30)
-		s2, _ := tc.mk(11)
-		again, _ := schedules(t, body, s2, 30)
-		if !slices.Equal(runs, again) {
-			t.Errorf("%s: the same seed gave different executions", tc.name)
-		}
-		s3, _ := tc.mk(12)
-		other, _ := schedules(t, body, s3, 30)
-		if slices.Equal(runs, other) {
-			t.Errorf("%s: seeds 11 and 12 gave the same 30 executions", tc.name)
-		}
-		if distinct := len(uniq(runs)); distinct < 10 {
-			t.Errorf("%s: only %d distinct schedules in 30", tc.name, distinct)
-		}
-		for _, i := range []int{0, 9, 29} {
-			if params[i]["seed"] == "" || len(params[i]) != 1 {
-				t.Fatalf("%s: params %v", tc.name, params[i])
+	bodies := []struct {
+		name     string
+		body     func(*engine.T)
+		distinct int // at least this many distinct schedules in 30
+	}{
+		{"philosophers(3, 2)", philosophers(3, 2), 10},
+		{"selectors", selectors, 3},
+	}
+	for _, st := range strategies {
+		for _, bd := range bodies {
+			name := st.name + " on " + bd.name
+			s, _ := st.mk(11)
+			runs, params := schedules(t, bd.body, s, 30)
+			s2, _ := st.mk(11)
+			again, _ := schedules(t, bd.body, s2, 30)
+			if !slices.Equal(runs, again) {
+				t.Errorf("%s: the same seed gave different executions", name)
 			}
-			var seed uint64
-			if _, err := fmt.Sscan(params[i]["seed"], &seed); err != nil {
-				t.Fatalf("%s: params %v: %v", tc.name, params[i], err)
+			s3, _ := st.mk(12)
+			other, _ := schedules(t, bd.body, s3, 30)
+			if slices.Equal(runs, other) {
+				t.Errorf("%s: seeds 11 and 12 gave the same 30 executions", name)
 			}
-			s, sd := tc.mk(999)
-			sd.first, sd.hasFirst = seed, true
-			one, p := schedules(t, body, s, 1)
-			if one[0] != runs[i] || p[0]["seed"] != params[i]["seed"] {
-				t.Errorf("%s: execution %d rerun from seed %s: %s, first time %s", tc.name, i, params[i]["seed"], one[0], runs[i])
+			distinct := uniq(runs)
+			t.Logf("%s: %d distinct schedules in 30", name, len(distinct))
+			if len(distinct) < bd.distinct {
+				t.Errorf("%s: only %d distinct schedules in 30", name, len(distinct))
+			}
+			choices := 0
+			for r := range distinct {
+				if strings.Contains(r, "[") {
+					choices++
+				}
+			}
+			if bd.name == "selectors" && choices == 0 {
+				t.Errorf("%s: no data choice in %v", name, distinct)
+			}
+			for i := range runs { // every execution, data choices included
+				if params[i]["seed"] == "" || len(params[i]) != 1 {
+					t.Fatalf("%s: params %v", name, params[i])
+				}
+				var seed uint64
+				if _, err := fmt.Sscan(params[i]["seed"], &seed); err != nil {
+					t.Fatalf("%s: params %v: %v", name, params[i], err)
+				}
+				s, sd := st.mk(999)
+				sd.first, sd.hasFirst = seed, true
+				one, p := schedules(t, bd.body, s, 1)
+				if one[0] != runs[i] || p[0]["seed"] != params[i]["seed"] {
+					t.Errorf("%s: execution %d rerun from seed %s: %s, first time %s", name, i, params[i]["seed"], one[0], runs[i])
+				}
 			}
 		}
 	}

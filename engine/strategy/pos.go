@@ -7,9 +7,11 @@ import (
 )
 
 // POS is partial order sampling (Xinhao Yuan, Junfeng Yang and Ronghui Gu, "Partial Order
-// Aware Concurrency Sampling", CAV 2018, LNCS 10982, §4: BasicPOS and its priority
-// reassignment). It is not among the seed documents; the issue names it, and the dependence
-// relation is seed 001's, shared with RAPOS (Dependent).
+// Aware Concurrency Sampling", CAV 2018, LNCS 10982): the paper's BasicPOS sampler plus its
+// priority reassignment, which together are POS. The paper is not among the seed documents
+// (the issue names it) and no copy was at hand, so no section or page is cited: the
+// algorithm below is the one the paper publishes, as summarized in the issue. The
+// dependence ("race") relation is seed 001's, shared with RAPOS (Dependent).
 //
 // Every event — a goroutine's pending operation — has a priority, a real drawn uniformly from
 // [0, 1) when the event appears. At each step the enabled event with the highest priority

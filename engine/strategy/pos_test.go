@@ -10,7 +10,7 @@ import (
 	"github.com/interleave-dev/interleave/engine"
 )
 
-// posSpy checks every decision of POS against the rule of Yuan et al. (CAV 2018, §4): after
+// posSpy checks every decision of POS against the rule of Yuan et al. (CAV 2018): after
 // a step, exactly the goroutines whose pending event is dependent on it (the goroutine that
 // ran among them) get a fresh priority, every other priority is unchanged, new goroutines
 // get one in [0, 1), and the enabled goroutine with the highest priority runs.

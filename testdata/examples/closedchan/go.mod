@@ -1,0 +1,3 @@
+module example.com/closedchan
+
+go 1.22

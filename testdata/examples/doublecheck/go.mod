@@ -1,0 +1,3 @@
+module example.com/doublecheck
+
+go 1.22

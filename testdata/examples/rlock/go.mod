@@ -1,0 +1,3 @@
+module example.com/rlock
+
+go 1.22

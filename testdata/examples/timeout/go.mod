@@ -1,0 +1,3 @@
+module example.com/timeout
+
+go 1.22

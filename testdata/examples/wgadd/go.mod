@@ -1,0 +1,3 @@
+module example.com/wgadd
+
+go 1.22

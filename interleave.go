@@ -57,6 +57,8 @@ type options struct {
 	config       engine.Config
 	dir          string
 	replay       string
+	events       *events       // the event stream of a test run by the interleave command
+	minimize     time.Duration // the time budget of minimizing a bug's schedule; 0 = none
 }
 
 // Strategy selects a strategy by name ("random", "pct", "dfs", "ipb", "idb") with its
@@ -100,7 +102,15 @@ func Explore(t testing.TB, body func(*T), opts ...Option) *Report {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	return explore(t, body, o)
+}
+
+func explore(t testing.TB, body func(*T), o options) *Report {
+	t.Helper()
 	if err := o.fromEnv(); err != nil {
+		t.Fatalf("interleave: %v", err)
+	}
+	if err := o.envOptions(); err != nil {
 		t.Fatalf("interleave: %v", err)
 	}
 	o.config.Name = t.Name()
@@ -108,37 +118,67 @@ func Explore(t testing.TB, body func(*T), opts ...Option) *Report {
 	if o.replay != "" {
 		return replay(t, body, o, info)
 	}
+	fail := func(rep *Report, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		if rep == nil {
+			rep = &Report{Strategy: o.strategyName}
+		}
+		e := resultEvent(t.Name(), info, rep)
+		e.Stopped, e.Error = "error", msg
+		o.events.write(e)
+		t.Fatalf("interleave: %s", msg)
+	}
 	s := o.strategy
 	if s == nil {
 		var err error
 		if s, err = strategy.New(o.strategyName, o.params, o.seed); err != nil {
-			t.Fatalf("interleave: %v", err)
+			fail(nil, "%v", err)
 		}
 	}
 	o.config.Strategy = s
 	// The schedule file of the first bug is made while the strategy still describes that
 	// execution (its Params, its seed).
 	var file *schedule.File
+	start := time.Now()
+	progress := o.progress(t.Name(), start, nil)
 	o.config.OnExecution = func(n int, r *engine.Result) {
 		if r.Bug != nil && file == nil {
 			file = engine.NewScheduleFile(r, info, s, n)
 		}
+		progress(n, r)
 	}
 	rep := engine.Explore(body, o.config)
 	switch {
 	case rep.Err != nil:
-		t.Fatalf("interleave: %s: %v", s.Name(), rep.Err)
+		fail(rep, "%s: %v", s.Name(), rep.Err)
 	case rep.Stopped == "limitation":
-		t.Fatalf("interleave: %s", rep.Limitations[len(rep.Limitations)-1].Message)
+		fail(rep, "%s", rep.Limitations[len(rep.Limitations)-1].Message)
 	case rep.Stopped == "skipped":
+		o.events.write(resultEvent(t.Name(), info, rep))
 		t.Skipf("interleave: the test skipped itself")
 	case rep.First != nil:
 		path, err := saveSchedule(o.dir, file)
 		if err != nil {
 			t.Errorf("interleave: %v", err)
 		}
-		t.Errorf("%s", FormatFailure(rep, path, t.Name()))
+		e := resultEvent(t.Name(), info, rep)
+		e.Bug = bugEvent(rep.First, path)
+		if err == nil && o.minimize > 0 {
+			before, after, merr := minimizeSchedule(body, file, path, o.minimize)
+			if merr != nil {
+				t.Logf("interleave: minimize: %v", merr)
+			} else if after < before {
+				e.Bug.Preemptions, e.Bug.FoundPreemptions = after, before
+			}
+		}
+		e.Report = FormatFailure(rep, path, t.Name())
+		if e.Bug.FoundPreemptions > 0 {
+			e.Report += fmt.Sprintf("minimized: %d preemption(s) as found, %d in the saved schedule\n", e.Bug.FoundPreemptions, e.Bug.Preemptions)
+		}
+		o.events.write(e)
+		t.Errorf("%s", e.Report)
 	default:
+		o.events.write(resultEvent(t.Name(), info, rep))
 		if testing.Verbose() {
 			t.Logf("interleave: %s", Summary(rep))
 		}
@@ -150,21 +190,34 @@ func Explore(t testing.TB, body func(*T), opts ...Option) *Report {
 func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report {
 	t.Helper()
 	f, err := schedule.Load(o.replay)
-	if err != nil {
-		t.Fatalf("interleave: %v", err)
+	if err == nil {
+		err = f.Check(info)
 	}
-	if err := f.Check(info); err != nil {
+	if err != nil {
+		e := resultEvent(t.Name(), info, &Report{Strategy: "replay"})
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
 		t.Fatalf("interleave: %v", err)
 	}
 	o.config.MaxSteps = engine.ReplayMaxSteps(f)
+	o.config.Record = true
 	r := engine.Run(body, strategy.NewReplayFile(f), o.config)
 	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
+	e := resultEvent(t.Name(), info, rep)
+	e.Trace = r.Schedule
 	if err := engine.CheckReproduced(f, r); err != nil {
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
 		t.Fatalf("interleave: %v", err)
 	}
 	if r.Bug != nil {
-		t.Errorf("%s", FormatFailure(rep, o.replay, ""))
+		e.Bug = bugEvent(r, o.replay)
+		e.Report = FormatFailure(rep, o.replay, "")
+		t.Errorf("%s", e.Report)
+	} else {
+		e.Stopped = "passed"
 	}
+	o.events.write(e)
 	return rep
 }
 

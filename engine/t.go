@@ -25,6 +25,7 @@ type T struct {
 	tempDirs []string
 	ctx      context.Context
 	cancel   context.CancelFunc
+	parent   *T // the test of a subtest (Run)
 }
 
 // Name is the test's name.

@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	interleave test [flags] [packages]  explore the interleavings of a package's tests
 //	interleave demo [flags] [program]   explore a bundled example and print the bug's schedule
 //	interleave replay [flags] FILE      replay a schedule file step by step
 //
@@ -31,6 +32,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"test", "[flags] [packages]", "explore the interleavings of a package's tests", runTest},
 	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
 	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
 }
@@ -55,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errBug):
 				return 1
+			case errors.Is(err, errQuiet):
+				return 2
 			case errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errUsage):

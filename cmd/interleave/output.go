@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/interleave-dev/interleave"
+)
+
+// output writes what interleave test reports: human text (with a live progress line when
+// stderr is a terminal) or, with -json, one event per line in go test -json's shape.
+type output struct {
+	json     bool
+	verbose  bool
+	stdout   io.Writer
+	stderr   io.Writer
+	terminal bool
+	line     bool // a progress line is on the terminal
+	started  time.Time
+	strategy string
+}
+
+func newOutput(f *testFlags, stdout, stderr io.Writer) *output {
+	o := &output{json: f.json, verbose: f.verbose, stdout: stdout, stderr: stderr, strategy: f.strategy}
+	if file, ok := stderr.(*os.File); ok {
+		if st, err := file.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			o.terminal = true
+		}
+	}
+	return o
+}
+
+// jsonEvent is go test -json's TestEvent, with Interleave's fields on a test's final event.
+type jsonEvent struct {
+	Time          time.Time            `json:"Time"`
+	Action        string               `json:"Action"`
+	Package       string               `json:"Package,omitempty"`
+	Test          string               `json:"Test,omitempty"`
+	Output        string               `json:"Output,omitempty"`
+	Elapsed       *float64             `json:"Elapsed,omitempty"`
+	Schedules     *int                 `json:"Schedules,omitempty"`
+	Buggy         *int                 `json:"Buggy,omitempty"`
+	Interleavings *int                 `json:"Interleavings,omitempty"`
+	Bug           *interleave.EventBug `json:"Bug,omitempty"`
+}
+
+func (o *output) emit(e jsonEvent) {
+	e.Time = time.Now()
+	b, _ := json.Marshal(e)
+	fmt.Fprintf(o.stdout, "%s\n", b)
+}
+
+func (o *output) status(s string) {
+	if o.json || !o.terminal {
+		return
+	}
+	o.clear()
+	if s != "" {
+		fmt.Fprintf(o.stderr, "%s", s)
+		o.line = true
+	}
+}
+
+func (o *output) clear() {
+	if o.line {
+		fmt.Fprintf(o.stderr, "\r\033[K")
+		o.line = false
+	}
+}
+
+func (o *output) warn(s string) {
+	if o.json {
+		o.emit(jsonEvent{Action: "output", Output: s + "\n"})
+		return
+	}
+	o.clear()
+	fmt.Fprintln(o.stderr, s)
+}
+
+func (o *output) noTests(pkg string) {
+	if o.json {
+		o.emit(jsonEvent{Action: "skip", Package: pkg})
+		return
+	}
+	fmt.Fprintf(o.stdout, "?   \t%s\t[no test files]\n", pkg)
+}
+
+func (o *output) start(pkg, test string) {
+	o.started = time.Now()
+	if o.json {
+		o.emit(jsonEvent{Action: "run", Package: pkg, Test: test})
+		return
+	}
+	if o.verbose {
+		fmt.Fprintf(o.stdout, "=== RUN   %s (%s)\n", test, pkg)
+	}
+}
+
+func (o *output) progress(e *interleave.Event) {
+	if o.json || !o.terminal {
+		return
+	}
+	rate := 0.0
+	if e.Elapsed > 0 {
+		rate = float64(e.Schedules) / e.Elapsed
+	}
+	o.status(fmt.Sprintf("%s: %s schedules, %s/s, %s", e.Test, thousands(e.Schedules), thousands(int(rate)), e.Strategy))
+}
+
+func (o *output) verboseLog(log string) {
+	if o.json || strings.TrimSpace(log) == "" {
+		return
+	}
+	o.clear()
+	fmt.Fprintf(o.stdout, "%s", indentLines(strings.TrimRight(log, "\n"), "    ")+"\n")
+}
+
+func (o *output) toolError(t testOutcome) {
+	elapsed := time.Since(o.started).Seconds()
+	msg := fmt.Sprintf("interleave: %s (%s): %s\n", t.Test, t.Package, t.Err)
+	if o.json {
+		o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: msg})
+		o.emit(jsonEvent{Action: "fail", Package: t.Package, Test: t.Test, Elapsed: &elapsed})
+		return
+	}
+	o.clear()
+	fmt.Fprint(o.stderr, msg)
+}
+
+func (o *output) result(t testOutcome) {
+	e := t.Result
+	if o.json {
+		if e.Report != "" {
+			o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: e.Report})
+		}
+		action := "pass"
+		switch {
+		case e.Bug != nil:
+			action = "fail"
+		case e.Stopped == "skipped":
+			action = "skip"
+		}
+		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
+			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug})
+		return
+	}
+	o.clear()
+	switch {
+	case e.Bug != nil:
+		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, indentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
+		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, thousands(e.Schedules))
+	case e.Stopped == "skipped":
+		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
+	default:
+		rate := 0.0
+		if e.Elapsed > 0 {
+			rate = float64(e.Schedules) / e.Elapsed
+		}
+		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings (%s, %s/s)", thousands(e.Schedules), thousands(e.Interleavings), e.Strategy, thousands(int(rate)))
+		if e.Exhausted != "" {
+			what += ": " + e.Exhausted
+		}
+		fmt.Fprintf(o.stdout, "ok  \t%s\t%s\t%s\t%.2fs\n", t.Package, t.Test, what, e.Elapsed)
+		for _, l := range e.Limitations {
+			fmt.Fprintf(o.stdout, "    limitation: %s\n", l.Message)
+		}
+	}
+}
+
+// thousands formats n with thousands separators: 12,345.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,482 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/strategy"
+	"github.com/interleave-dev/interleave/instrument"
+)
+
+// testFlags are the flags of interleave test, parsed the way go test parses its own: flags
+// and packages in any order.
+type testFlags struct {
+	run        string
+	strategy   string
+	params     map[string]string
+	schedules  int
+	time       time.Duration
+	seed       uint64
+	keepGoing  bool
+	json       bool
+	verbose    bool
+	minimize   time.Duration
+	maxSteps   int
+	modules    []string
+	buildFlags []string
+	packages   []string
+}
+
+// valueFlags take a value; boolFlags do not. Anything else of the form -key=value or
+// -key value is a parameter of the strategy.
+var (
+	buildValueFlags = map[string]bool{"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "mod": true, "modfile": false, "toolexec": true, "pgo": true}
+	buildBoolFlags  = map[string]bool{"trimpath": true, "a": true}
+)
+
+func parseTestFlags(args []string) (*testFlags, error) {
+	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: interleave.DefaultSchedules, seed: 1, minimize: 5 * time.Second}
+	if !contains(strategy.Names, "portfolio") {
+		f.strategy = interleave.DefaultStrategy
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			f.packages = append(f.packages, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		value, hasValue := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, value, hasValue = k, v, true
+		}
+		next := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%w: flag -%s needs a value", errUsage, name)
+			}
+			i++
+			return args[i], nil
+		}
+		boolValue := func() (bool, error) {
+			if !hasValue {
+				return true, nil
+			}
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return false, fmt.Errorf("%w: -%s=%s: want true or false", errUsage, name, value)
+			}
+			return b, nil
+		}
+		var err error
+		switch name {
+		case "h", "help":
+			return nil, flag_ErrHelp
+		case "run":
+			f.run, err = next()
+			if err == nil {
+				_, err = regexp.Compile(f.run)
+				if err != nil {
+					err = fmt.Errorf("%w: -run %q: %v", errUsage, f.run, err)
+				}
+			}
+		case "strategy":
+			var v string
+			if v, err = next(); err == nil {
+				name, params, perr := interleave.ParseStrategy(v)
+				if perr != nil {
+					return nil, fmt.Errorf("%w: -strategy: %v", errUsage, perr)
+				}
+				f.strategy = name
+				for k, v := range params {
+					f.params[k] = v
+				}
+			}
+		case "schedules":
+			var v string
+			if v, err = next(); err == nil {
+				f.schedules, err = strconv.Atoi(v)
+				if err != nil || f.schedules < 0 {
+					err = fmt.Errorf("%w: -schedules %q: want a number ≥ 0 (0: no limit)", errUsage, v)
+				}
+			}
+		case "time":
+			var v string
+			if v, err = next(); err == nil {
+				if f.time, err = time.ParseDuration(v); err != nil {
+					err = fmt.Errorf("%w: -time %q: want a duration such as 30s", errUsage, v)
+				}
+			}
+		case "minimize":
+			var v string
+			if v, err = next(); err == nil {
+				if f.minimize, err = time.ParseDuration(v); err != nil {
+					err = fmt.Errorf("%w: -minimize %q: want a duration (0 turns minimization off)", errUsage, v)
+				}
+			}
+		case "seed":
+			var v string
+			if v, err = next(); err == nil {
+				if f.seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+					err = fmt.Errorf("%w: -seed %q: want an unsigned integer", errUsage, v)
+				}
+			}
+		case "max-steps":
+			var v string
+			if v, err = next(); err == nil {
+				if f.maxSteps, err = strconv.Atoi(v); err != nil {
+					err = fmt.Errorf("%w: -max-steps %q: want a number of steps", errUsage, v)
+				}
+			}
+		case "instrument":
+			var v string
+			if v, err = next(); err == nil {
+				f.modules = append(f.modules, strings.Split(v, ",")...)
+			}
+		case "keep-going":
+			f.keepGoing, err = boolValue()
+		case "json":
+			f.json, err = boolValue()
+		case "v":
+			f.verbose, err = boolValue()
+		default:
+			switch {
+			case buildValueFlags[name]:
+				var v string
+				if v, err = next(); err == nil {
+					f.buildFlags = append(f.buildFlags, "-"+name+"="+v)
+				}
+			case buildBoolFlags[name]:
+				f.buildFlags = append(f.buildFlags, a)
+			default:
+				var v string
+				if v, err = next(); err == nil {
+					f.params[name] = v
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(f.packages) == 0 {
+		f.packages = []string{"."}
+	}
+	return f, nil
+}
+
+var flag_ErrHelp = errors.New("help")
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-strategy name] [-param value ...]
+	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-instrument modules] [-json] [-v]
+
+Test instruments the packages (the main module's; -instrument adds other modules, by module
+path prefix, comma-separated) and explores each test that -run selects under the controlled
+scheduler: every schedule runs the test's body once, in one process. No file of the module is
+modified. A bug's schedule is saved in .interleave/schedules at the module root and minimized
+(-minimize, default 5s) to the fewest preemptions; interleave replay FILE replays it.
+
+Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
+
+Exit status: 0 no bug found, 1 a bug found, 2 the tool could not run.
+`
+
+// testOutcome is what one test's run came to.
+type testOutcome struct {
+	Package string
+	Test    string
+	Result  *interleave.Event
+	Err     string
+}
+
+func runTest(args []string, stdout, stderr io.Writer) error {
+	f, err := parseTestFlags(args)
+	if errors.Is(err, flag_ErrHelp) {
+		fmt.Fprintf(stderr, testUsage, strings.Join(strategy.Names, ", "))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := strategy.New(f.strategy, f.params, f.seed); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "interleave-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	out := newOutput(f, stdout, stderr)
+	out.status("instrumenting " + strings.Join(f.packages, " ") + " ...")
+	res, err := instrument.Build(ctx, instrument.Config{Dir: wd, Patterns: f.packages, BuildFlags: f.buildFlags, Modules: f.modules, Work: work, Output: nil})
+	out.status("")
+	if err != nil {
+		var ie *instrument.Error
+		if errors.As(err, &ie) {
+			return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
+		}
+		return err
+	}
+	for _, p := range res.Problems {
+		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", relPos(wd, p.Pos.String()), p.Msg))
+	}
+	// Select the tests.
+	type job struct {
+		pkg  *instrument.Package
+		test string
+	}
+	var jobs []job
+	for _, p := range res.Packages {
+		if p.Binary == "" {
+			out.noTests(p.ImportPath)
+			continue
+		}
+		tests, err := listTests(ctx, p, f.run)
+		if err != nil {
+			return err
+		}
+		for _, t := range tests {
+			jobs = append(jobs, job{p, t})
+		}
+	}
+	if len(jobs) == 0 {
+		run := f.run
+		if run == "" {
+			return fmt.Errorf("no tests in %s", strings.Join(f.packages, " "))
+		}
+		return fmt.Errorf("no test matches -run %q in %s", run, strings.Join(f.packages, " "))
+	}
+	var outcomes []testOutcome
+	bugs, failures := 0, 0
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		o := runOneTest(ctx, f, j.pkg, j.test, out)
+		outcomes = append(outcomes, o)
+		switch {
+		case o.Err != "":
+			failures++
+		case o.Result != nil && o.Result.Bug != nil:
+			bugs++
+		}
+	}
+	if path, err := saveRun(res.Packages, f, outcomes); err != nil {
+		out.warn("interleave: " + err.Error())
+	} else if f.verbose {
+		out.warn("interleave: run summary in " + path)
+	}
+	switch {
+	case failures > 0:
+		return errQuiet
+	case bugs > 0:
+		return errBug
+	}
+	return nil
+}
+
+// errQuiet is a tool failure already reported: exit status 2 without another message.
+var errQuiet = errors.New("quiet")
+
+func listTests(ctx context.Context, p *instrument.Package, run string) ([]string, error) {
+	if run == "" {
+		run = "."
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, "-test.list", run)
+	cmd.Dir = p.Dir
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
+	}
+	re, _ := regexp.Compile(run)
+	var tests []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "Test") && re.MatchString(line) {
+			tests = append(tests, line)
+		}
+	}
+	return tests, nil
+}
+
+// runOneTest runs the test binary of p for one test, reading its events as they come.
+func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test string, out *output) testOutcome {
+	o := testOutcome{Package: p.ImportPath, Test: test}
+	out.start(p.ImportPath, test)
+	storeDir, err := interleave.ScheduleDirFor(p.Dir)
+	if err != nil {
+		o.Err = err.Error()
+		out.toolError(o)
+		return o
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		o.Err = err.Error()
+		out.toolError(o)
+		return o
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
+	cmd.Dir = p.Dir
+	cmd.ExtraFiles = []*os.File{w}
+	strat := f.strategy
+	if len(f.params) > 0 {
+		var kv []string
+		for k, v := range f.params {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		strat += ":" + strings.Join(kv, ",")
+	}
+	cmd.Env = append(os.Environ(),
+		"INTERLEAVE_EVENTS=/dev/fd/3",
+		"INTERLEAVE_STRATEGY="+strat,
+		"INTERLEAVE_SCHEDULES="+strconv.Itoa(f.schedules),
+		"INTERLEAVE_SEED="+strconv.FormatUint(f.seed, 10),
+		"INTERLEAVE_KEEP_GOING="+strconv.FormatBool(f.keepGoing),
+		"INTERLEAVE_MINIMIZE="+f.minimize.String(),
+		"INTERLEAVE_SCHEDULE_DIR="+storeDir,
+		"INTERLEAVE_REPLAY=",
+	)
+	if f.time > 0 {
+		cmd.Env = append(cmd.Env, "INTERLEAVE_TIME="+f.time.String())
+	}
+	if f.maxSteps != 0 {
+		cmd.Env = append(cmd.Env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(f.maxSteps))
+	}
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		r.Close()
+		o.Err = err.Error()
+		out.toolError(o)
+		return o
+	}
+	w.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e interleave.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			continue
+		}
+		switch e.Event {
+		case "progress":
+			out.progress(&e)
+		case "result":
+			ev := e
+			o.Result = &ev
+		}
+	}
+	r.Close()
+	waitErr := cmd.Wait()
+	if f.verbose {
+		out.verboseLog(log.String())
+	}
+	switch {
+	case o.Result == nil:
+		msg := fmt.Sprintf("the test binary ended without a result (%v)", waitErr)
+		if tail := lastLines(log.String(), 30); tail != "" {
+			msg += ":\n" + indentLines(tail, "\t")
+		}
+		o.Err = msg
+	case o.Result.Error != "":
+		o.Err = o.Result.Error
+	}
+	if o.Err != "" {
+		out.toolError(o)
+		return o
+	}
+	out.result(o)
+	return o
+}
+
+// saveRun writes the run's summary to .interleave/runs at the module root.
+func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (string, error) {
+	var dir string
+	for _, p := range pkgs {
+		if p.ModuleDir != "" {
+			dir = p.ModuleDir
+			break
+		}
+	}
+	if dir == "" {
+		return "", nil
+	}
+	sched, err := interleave.ScheduleDirFor(dir)
+	if err != nil {
+		return "", err
+	}
+	runs := filepath.Join(filepath.Dir(sched), "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return "", fmt.Errorf("save run: %w", err)
+	}
+	doc := struct {
+		Version   int
+		Time      time.Time
+		Packages  []string
+		Run       string
+		Strategy  string
+		Params    map[string]string
+		Schedules int
+		Seed      uint64
+		Tests     []testOutcome
+	}{1, time.Now().UTC(), f.packages, f.run, f.strategy, f.params, f.schedules, f.seed, outcomes}
+	b, err := json.MarshalIndent(doc, "", "\t")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(runs, time.Now().UTC().Format("20060102T150405.000")+".json")
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func indentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func relPos(wd, pos string) string {
+	if rel, err := filepath.Rel(wd, pos); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return pos
+}

@@ -1,0 +1,485 @@
+package instrument
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	interleave "github.com/interleave-dev/interleave"
+)
+
+// runtimeModule is the module path of the packages compiled into instrumented binaries.
+const runtimeModule = "github.com/interleave-dev/interleave"
+
+func init() {
+	engineFuncs = make(map[string]bool)
+	fset := token.NewFileSet()
+	entries, _ := fs.ReadDir(interleave.Source, "engine")
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		src, err := fs.ReadFile(interleave.Source, "engine/"+e.Name())
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(fset, e.Name(), src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.IsExported() {
+				engineFuncs[fd.Name.Name] = true
+			}
+		}
+	}
+}
+
+// runtimeFile reports whether the embedded file at name belongs in the runtime copy: sources
+// of this package and the engine, not tests, test data, or generators.
+func runtimeFile(name string) bool {
+	if name == "go.mod" {
+		return true
+	}
+	if strings.HasSuffix(name, "_test.go") || name == "source.go" {
+		return false
+	}
+	for _, part := range strings.Split(path.Dir(name), "/") {
+		if part == "testdata" || part == "gen" {
+			return false
+		}
+	}
+	return strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".s")
+}
+
+// Runtime writes the runtime packages (see interleave.Source) under cacheDir, once per
+// content, and returns the module directory.
+func Runtime(cacheDir string) (string, error) {
+	var names []string
+	err := fs.WalkDir(interleave.Source, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && runtimeFile(p) {
+			names = append(names, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("runtime source: %w", err)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	contents := make(map[string][]byte, len(names))
+	for _, n := range names {
+		b, err := fs.ReadFile(interleave.Source, n)
+		if err != nil {
+			return "", fmt.Errorf("runtime source: %w", err)
+		}
+		if n == "go.mod" {
+			// The runtime needs nothing but the standard library.
+			b = []byte("module " + runtimeModule + "\n\ngo 1.22\n")
+		}
+		contents[n] = b
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	dir := filepath.Join(cacheDir, "runtime-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		return dir, nil
+	}
+	tmp, err := os.MkdirTemp(cacheDir, "runtime-tmp-")
+	if err != nil {
+		return "", fmt.Errorf("runtime source: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, n := range names {
+		p := filepath.Join(tmp, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("runtime source: %w", err)
+		}
+		if err := os.WriteFile(p, contents[n], 0o644); err != nil {
+			return "", fmt.Errorf("runtime source: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+			return dir, nil // another process won the race
+		}
+		return "", fmt.Errorf("runtime source: %w", err)
+	}
+	return dir, nil
+}
+
+// Config says what to instrument and build.
+type Config struct {
+	// Dir is the directory the packages are resolved in (the user's working directory).
+	Dir string
+	// Patterns are the package patterns, as for go test.
+	Patterns []string
+	// BuildFlags are passed to go list and go test -c (-tags, -gcflags, ...).
+	BuildFlags []string
+	// Modules lists module path prefixes whose packages are instrumented besides the main
+	// module's.
+	Modules []string
+	// Work is the private directory for rewritten files and binaries.
+	Work string
+	// Cache is the directory for the runtime copy (default: the user cache directory).
+	Cache string
+	// Output receives the go command's output (build errors), as it comes.
+	Output io.Writer
+}
+
+// Package is one instrumented test package.
+type Package struct {
+	ImportPath string
+	Dir        string
+	ModulePath string
+	ModuleDir  string
+	Binary     string // the test binary; "" when the package has no test files
+	Tests      []string
+}
+
+// Result is what Build made.
+type Result struct {
+	Packages []*Package
+	// Problems lists the constructs that were left uninstrumented.
+	Problems []Problem
+	// Files is the number of files rewritten.
+	Files int
+}
+
+// An Error is a failure to load, instrument or build, with the go command's words.
+type Error struct {
+	Op     string // "load", "build"
+	Detail string
+}
+
+func (e *Error) Error() string { return e.Op + ": " + strings.TrimSpace(e.Detail) }
+
+// Build loads the packages of cfg.Patterns with their tests, rewrites the packages of the main
+// module (and of cfg.Modules) into cfg.Work, and builds one test binary per package with
+// go test -c -overlay, leaving every file of the user's module as it was.
+func Build(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			d = os.TempDir()
+		}
+		cfg.Cache = filepath.Join(d, "interleave")
+	}
+	if err := os.MkdirAll(cfg.Cache, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if err := os.MkdirAll(cfg.Work, 0o755); err != nil {
+		return nil, fmt.Errorf("work directory: %w", err)
+	}
+	rt, err := Runtime(cfg.Cache)
+	if err != nil {
+		return nil, err
+	}
+	lcfg := &packages.Config{
+		Context:    ctx,
+		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+		Dir:        cfg.Dir,
+		Tests:      true,
+		BuildFlags: cfg.BuildFlags,
+		Env:        append(os.Environ(), "GOWORK=off"),
+	}
+	pkgs, err := packages.Load(lcfg, cfg.Patterns...)
+	if err != nil {
+		return nil, &Error{"load", err.Error()}
+	}
+	var loadErrs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			loadErrs = append(loadErrs, e.Error())
+		}
+	})
+	if len(loadErrs) > 0 {
+		return nil, &Error{"load", strings.Join(dedup(loadErrs), "\n")}
+	}
+
+	// The test variants of the selected packages, each with its test main.
+	type target struct {
+		pkg  *packages.Package // the package with its _test.go files (or the plain one)
+		main *packages.Package // the generated test main, root of the test binary's graph
+	}
+	var targets []target
+	byPath := map[string]*target{}
+	for _, p := range pkgs {
+		if strings.HasSuffix(p.ID, ".test") && p.Name == "main" {
+			path := strings.TrimSuffix(p.PkgPath, ".test")
+			t := byPath[path]
+			if t == nil {
+				targets = append(targets, target{})
+				t = &targets[len(targets)-1]
+				byPath[path] = t
+			}
+			t.main = p
+		}
+	}
+	for _, p := range pkgs {
+		if t := byPath[p.PkgPath]; t != nil && strings.Contains(p.ID, "[") && strings.HasSuffix(p.ID, ".test]") {
+			t.pkg = p
+		}
+	}
+	res := &Result{}
+	rewritten := map[string]string{} // original file -> rewritten file
+	var mainModule *packages.Module
+	instrumented := func(p *packages.Package) bool {
+		if p.Module == nil {
+			return false
+		}
+		if p.Module.Main {
+			return true
+		}
+		for _, m := range cfg.Modules {
+			if p.Module.Path == m || strings.HasPrefix(p.Module.Path, m+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var rewriteErr error
+	seen := map[*packages.Package]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p] || rewriteErr != nil {
+			return
+		}
+		seen[p] = true
+		for _, imp := range p.Imports {
+			visit(imp)
+		}
+		if !instrumented(p) || p.PkgPath == runtimeModule || strings.HasPrefix(p.PkgPath, runtimeModule+"/engine") {
+			return
+		}
+		if p.Module.Main && mainModule == nil {
+			mainModule = p.Module
+		}
+		for i, f := range p.Syntax {
+			if i >= len(p.CompiledGoFiles) {
+				break
+			}
+			name := p.CompiledGoFiles[i]
+			if _, done := rewritten[name]; done || !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			if hasCgo(f) {
+				res.Problems = append(res.Problems, Problem{Pos: p.Fset.Position(f.Pos()), Msg: "cgo file is not instrumented"})
+				rewritten[name] = ""
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				rewriteErr = fmt.Errorf("instrument %s: %w", name, err)
+				return
+			}
+			posName := name
+			if rel, err := filepath.Rel(p.Module.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+				posName = filepath.ToSlash(rel)
+			}
+			fr := newFileRewriter(p.Fset, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
+			fr.rewrite()
+			res.Problems = append(res.Problems, fr.problems...)
+			out := fr.output()
+			if out == nil {
+				rewritten[name] = ""
+				continue
+			}
+			if n, m := bytes.Count(src, []byte("\n")), bytes.Count(out, []byte("\n")); m < n {
+				rewriteErr = fmt.Errorf("instrument %s: internal error: the rewrite lost lines (%d of %d)", name, m, n)
+				return
+			}
+			sum := sha256.Sum256([]byte(name))
+			dst := filepath.Join(cfg.Work, "src", hex.EncodeToString(sum[:8])+"_"+filepath.Base(name))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				rewriteErr = err
+				return
+			}
+			if err := os.WriteFile(dst, out, 0o644); err != nil {
+				rewriteErr = err
+				return
+			}
+			rewritten[name] = dst
+			res.Files++
+		}
+	}
+	for _, t := range targets {
+		if t.main != nil {
+			visit(t.main)
+		}
+	}
+	if rewriteErr != nil {
+		return nil, rewriteErr
+	}
+	// Packages without test files have no test main: nothing to explore.
+	for _, p := range pkgs {
+		if p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
+			continue
+		}
+		if strings.Contains(p.ID, "[") || strings.HasSuffix(p.PkgPath, "_test") {
+			continue
+		}
+		if byPath[p.PkgPath] == nil {
+			res.Packages = append(res.Packages, &Package{ImportPath: p.PkgPath, Dir: pkgDir(p)})
+		}
+	}
+	overlay := struct{ Replace map[string]string }{map[string]string{}}
+	for orig, dst := range rewritten {
+		if dst != "" {
+			overlay.Replace[orig] = dst
+		}
+	}
+	ob, _ := json.Marshal(overlay)
+	overlayPath := filepath.Join(cfg.Work, "overlay.json")
+	if err := os.WriteFile(overlayPath, ob, 0o644); err != nil {
+		return nil, err
+	}
+	modArgs, err := modFile(ctx, cfg, mainModule, rt)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		if t.main == nil {
+			continue
+		}
+		p := t.pkg
+		if p == nil {
+			p = t.main
+		}
+		pkg := &Package{ImportPath: strings.TrimSuffix(t.main.PkgPath, ".test"), Dir: pkgDir(p)}
+		if p.Module != nil {
+			pkg.ModulePath, pkg.ModuleDir = p.Module.Path, p.Module.Dir
+		}
+		pkg.Binary = filepath.Join(cfg.Work, "bin", strings.ReplaceAll(pkg.ImportPath, "/", "_")+".test")
+		args := []string{"test", "-c", "-o", pkg.Binary, "-overlay", overlayPath}
+		args = append(args, modArgs...)
+		args = append(args, cfg.BuildFlags...)
+		args = append(args, pkg.ImportPath)
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = cfg.Dir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			if cfg.Output != nil {
+				cfg.Output.Write(out.Bytes())
+			}
+			return nil, &Error{"build " + pkg.ImportPath, out.String()}
+		}
+		res.Packages = append(res.Packages, pkg)
+	}
+	sort.Slice(res.Problems, func(i, j int) bool {
+		a, b := res.Problems[i].Pos, res.Problems[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
+	res.Problems = dedupProblems(res.Problems)
+	return res, nil
+}
+
+// modFile makes the alternate go.mod that requires the runtime copy, and returns the go
+// command flags that use it. The main module's own go.mod and go.sum are not touched.
+func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string) ([]string, error) {
+	if m == nil || m.GoMod == "" {
+		return nil, errors.New("no main module: run interleave inside a Go module")
+	}
+	if m.Path == runtimeModule {
+		return nil, nil // instrumenting interleave itself: the engine is the module's own
+	}
+	dir := filepath.Join(cfg.Work, "mod")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	gomod := filepath.Join(dir, "go.mod")
+	b, err := os.ReadFile(m.GoMod)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", m.GoMod, err)
+	}
+	if err := os.WriteFile(gomod, b, 0o644); err != nil {
+		return nil, err
+	}
+	if sum, err := os.ReadFile(strings.TrimSuffix(m.GoMod, ".mod") + ".sum"); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit",
+		"-require="+runtimeModule+"@v0.0.0-00010101000000-000000000000",
+		"-replace="+runtimeModule+"="+rt, gomod)
+	cmd.Dir = cfg.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, &Error{"go mod edit", string(out)}
+	}
+	args := []string{"-modfile", gomod}
+	if _, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt")); err == nil {
+		args = append(args, "-mod=mod")
+	}
+	return args, nil
+}
+
+func pkgDir(p *packages.Package) string {
+	files := p.GoFiles
+	if len(files) == 0 {
+		files = p.CompiledGoFiles
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	return filepath.Dir(files[0])
+}
+
+func hasCgo(f *ast.File) bool {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
+}
+
+func dedup(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dedupProblems(list []Problem) []Problem {
+	seen := map[string]bool{}
+	var out []Problem
+	for _, p := range list {
+		k := p.String()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

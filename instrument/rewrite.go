@@ -1,0 +1,1733 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Import paths and names the rewritten files use. The names start with "__il" so that they
+// cannot collide with the user's identifiers (Go identifiers of user code do not start with
+// two underscores followed by "il" in practice, and the rewriter checks).
+const (
+	enginePath  = "github.com/interleave-dev/interleave/engine"
+	harnessPath = "github.com/interleave-dev/interleave"
+	engineName  = "__il"
+	harnessName = "__ilh"
+	testingName = "__iltesting"
+)
+
+// A Problem is a construct the rewriter left as it was, with why. Each is reported once.
+type Problem struct {
+	Pos token.Position
+	Msg string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Pos, p.Msg) }
+
+// fileRewriter rewrites one file. It works on the source text: every node it changes gets a
+// replacement function (repl) or a range edit (edits), and the output is the original text
+// with those spliced in. Replacements never add or remove a line break, so every line of the
+// rewritten file is the line of the original with the same number: compile errors, stack
+// traces and runtime.Caller report the user's own positions.
+type fileRewriter struct {
+	fset    *token.FileSet
+	info    *types.Info
+	file    *ast.File
+	src     []byte
+	base    int
+	posName string // the file name in positions passed to the engine
+	isTest  bool
+
+	repl     map[ast.Node]func() string
+	edits    []edit
+	items    []item // repl nodes and edits, sorted; built by output
+	shared   map[*types.Var]bool
+	tmp      int
+	used     map[string]string // import name -> path of imports the rewrite needs
+	problems []Problem
+	tests    []string // renamed test functions
+	changed  bool
+}
+
+type edit struct {
+	from, to token.Pos
+	text     func() string
+}
+
+type item struct {
+	from, to int
+	node     ast.Node // nil for an edit
+	text     func() string
+}
+
+func newFileRewriter(fset *token.FileSet, info *types.Info, file *ast.File, src []byte, posName string, isTest bool) *fileRewriter {
+	return &fileRewriter{
+		fset: fset, info: info, file: file, src: src,
+		base:    fset.File(file.Pos()).Base(),
+		posName: posName, isTest: isTest,
+		repl:   make(map[ast.Node]func() string),
+		shared: make(map[*types.Var]bool),
+		used:   make(map[string]string),
+	}
+}
+
+// ---- output ----
+
+func (r *fileRewriter) off(p token.Pos) int { return int(p) - r.base }
+
+func (r *fileRewriter) orig(n ast.Node) string { return string(r.src[r.off(n.Pos()):r.off(n.End())]) }
+
+// text is the rewritten text of n.
+func (r *fileRewriter) text(n ast.Node) string {
+	if f, ok := r.repl[n]; ok {
+		return f()
+	}
+	return r.splice(n.Pos(), n.End(), nil)
+}
+
+// inner is the text of n with its descendants rewritten but not n itself.
+func (r *fileRewriter) inner(n ast.Node) string { return r.splice(n.Pos(), n.End(), n) }
+
+func (r *fileRewriter) splice(from, to token.Pos, self ast.Node) string {
+	if r.items == nil {
+		r.buildItems()
+	}
+	a, b := r.off(from), r.off(to)
+	i := sort.Search(len(r.items), func(i int) bool { return r.items[i].from >= a })
+	var sb strings.Builder
+	cur := a
+	for ; i < len(r.items) && r.items[i].from < b; i++ {
+		it := r.items[i]
+		if it.from < cur || it.to > b || (self != nil && it.node == self) {
+			continue
+		}
+		sb.Write(r.src[cur:it.from])
+		sb.WriteString(it.text())
+		cur = it.to
+	}
+	sb.Write(r.src[cur:b])
+	return sb.String()
+}
+
+func (r *fileRewriter) buildItems() {
+	for n, f := range r.repl {
+		r.items = append(r.items, item{r.off(n.Pos()), r.off(n.End()), n, f})
+	}
+	for _, e := range r.edits {
+		r.items = append(r.items, item{r.off(e.from), r.off(e.to), nil, e.text})
+	}
+	sort.SliceStable(r.items, func(i, j int) bool {
+		a, b := r.items[i], r.items[j]
+		if a.from != b.from {
+			return a.from < b.from
+		}
+		if a.to != b.to {
+			return a.to > b.to
+		}
+		return a.node == nil && b.node != nil // an edit covers the node of the same range
+	})
+	if r.items == nil {
+		r.items = []item{}
+	}
+}
+
+func (r *fileRewriter) set(n ast.Node, f func() string) {
+	r.repl[n] = f
+	r.changed = true
+}
+
+func (r *fileRewriter) addEdit(from, to token.Pos, f func() string) {
+	r.edits = append(r.edits, edit{from, to, f})
+	r.changed = true
+}
+
+// wrap replaces n by f applied to n's current text.
+func (r *fileRewriter) wrap(n ast.Node, f func(string) string) {
+	prev := r.repl[n]
+	r.set(n, func() string {
+		if prev != nil {
+			return f(prev())
+		}
+		return f(r.inner(n))
+	})
+}
+
+// pos is the Go string literal of n's position, the last argument of engine calls.
+func (r *fileRewriter) pos(p token.Pos) string {
+	position := r.fset.Position(p)
+	return strconv.Quote(fmt.Sprintf("%s:%d:%d", r.posName, position.Line, position.Column))
+}
+
+// eng is a qualified engine identifier.
+func (r *fileRewriter) eng(name string) string {
+	r.used[engineName] = enginePath
+	return engineName + "." + name
+}
+
+func (r *fileRewriter) temp(prefix string) string {
+	r.tmp++
+	return fmt.Sprintf("__il%s%d", prefix, r.tmp)
+}
+
+func (r *fileRewriter) problem(p token.Pos, format string, args ...any) {
+	r.problems = append(r.problems, Problem{r.fset.Position(p), fmt.Sprintf(format, args...)})
+}
+
+// output returns the rewritten file, or nil when nothing changed.
+func (r *fileRewriter) output() []byte {
+	if !r.changed {
+		return nil
+	}
+	body := r.splice(r.file.Name.End(), token.Pos(r.base+len(r.src)), nil)
+	var sb strings.Builder
+	// The file is compiled from a copy: the line directive gives its positions (in compile
+	// errors, stack traces, runtime.Caller) the original's name; lines match one to one.
+	fmt.Fprintf(&sb, "//line %s:1:1\n", r.fset.Position(r.file.Pos()).Filename)
+	sb.Write(r.src[:r.off(r.file.Name.End())])
+	names := make([]string, 0, len(r.used))
+	for n := range r.used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&sb, "; import %s %q", n, r.used[n])
+	}
+	sb.WriteString(body)
+	if !strings.HasSuffix(body, "\n") {
+		sb.WriteString("\n")
+	}
+	for _, name := range r.tests {
+		fmt.Fprintf(&sb, "\nfunc %s(t *%s.T) { %s.RunTest(t, __il%s) }\n", name, r.testingImport(), harnessName, name)
+	}
+	for _, n := range names {
+		// Keep every added import used even where all uses were given up.
+		switch n {
+		case engineName:
+			fmt.Fprintf(&sb, "\nvar _ = %s.Read\n", n)
+		case harnessName:
+			fmt.Fprintf(&sb, "\nvar _ = %s.RunTest\n", n)
+		case testingName:
+			fmt.Fprintf(&sb, "\nvar _ = %s.Verbose\n", n)
+		}
+	}
+	return []byte(sb.String())
+}
+
+// ---- analysis ----
+
+// rewrite analyses the whole file and registers its replacements.
+func (r *fileRewriter) rewrite() {
+	r.findShared()
+	for _, d := range r.file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if r.isTest {
+				r.testFunc(d)
+			}
+			r.types(d.Type)
+			if d.Recv != nil {
+				r.types(d.Recv)
+			}
+			if d.Body != nil {
+				r.stmts(d.Body.List)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.ValueSpec:
+					r.types(s.Type)
+					for _, v := range s.Values {
+						r.rv(v)
+					}
+				case *ast.TypeSpec:
+					r.types(s.Type)
+				}
+			}
+		}
+	}
+}
+
+// testFunc renames TestXxx(t *testing.T) to __ilTestXxx; output adds a TestXxx that runs it
+// under the engine.
+func (r *fileRewriter) testFunc(d *ast.FuncDecl) {
+	name := d.Name.Name
+	if d.Recv != nil || !isTestName(name) || d.Type.TypeParams != nil {
+		return
+	}
+	params := d.Type.Params.List
+	if len(params) != 1 || len(params[0].Names) > 1 || d.Type.Results != nil {
+		return
+	}
+	if !r.isTestingType(params[0].Type, "T", true) {
+		return
+	}
+	r.set(d.Name, func() string { return "__il" + name })
+	r.tests = append(r.tests, name)
+	r.used[harnessName] = harnessPath
+	if r.testingImport() == testingName {
+		r.used[testingName] = "testing"
+	}
+}
+
+// testingImport is the name under which the file imports package testing.
+func (r *fileRewriter) testingImport() string {
+	for _, imp := range r.file.Imports {
+		if imp.Path.Value != `"testing"` {
+			continue
+		}
+		if imp.Name == nil {
+			return "testing"
+		}
+		if imp.Name.Name != "." && imp.Name.Name != "_" {
+			return imp.Name.Name
+		}
+	}
+	return testingName
+}
+
+func isTestName(name string) bool {
+	if !strings.HasPrefix(name, "Test") || name == "TestMain" {
+		return false
+	}
+	if len(name) == 4 {
+		return true
+	}
+	c := name[4]
+	return !(c >= 'a' && c <= 'z')
+}
+
+func (r *fileRewriter) isTestingType(e ast.Expr, name string, ptr bool) bool {
+	if ptr {
+		s, ok := e.(*ast.StarExpr)
+		if !ok {
+			return false
+		}
+		e = s.X
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	tn, ok := r.info.Uses[sel.Sel].(*types.TypeName)
+	return ok && tn.Pkg() != nil && tn.Pkg().Path() == "testing" && tn.Name() == name
+}
+
+// types rewrites testing.T and testing.TB in type expressions to the harness's types, so that
+// test helpers take the per-schedule test handle.
+func (r *fileRewriter) types(n ast.Node) {
+	if n == nil || !r.isTest {
+		return
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			for _, name := range []string{"T", "TB"} {
+				if r.isTestingType(n, name, false) {
+					r.used[harnessName] = harnessPath
+					r.set(n, func() string { return harnessName + "." + name })
+					return false
+				}
+			}
+		case *ast.FuncLit, *ast.BlockStmt:
+			return false // bodies are walked as code
+		}
+		return true
+	})
+}
+
+// findShared marks the local variables that other goroutines may reach: those captured by a
+// function literal and those whose address is taken (explicitly, or by a pointer-receiver
+// method call or slicing an array).
+func (r *fileRewriter) findShared() {
+	var lits []*ast.FuncLit
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			lits = append(lits, n)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				r.markAddr(n.X)
+			}
+		case *ast.SliceExpr:
+			if _, ok := r.under(n.X).(*types.Array); ok {
+				r.markAddr(n.X)
+			}
+		case *ast.SelectorExpr:
+			if sel, ok := r.info.Selections[n]; ok && sel.Kind() == types.MethodVal {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					if _, isPtr := sig.Recv().Type().Underlying().(*types.Pointer); isPtr {
+						if _, xPtr := r.under(n.X).(*types.Pointer); !xPtr {
+							r.markAddr(n.X)
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	for _, lit := range lits {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			v, ok := r.info.Uses[id].(*types.Var)
+			if !ok || v.IsField() || r.isPkgVar(v) {
+				return true
+			}
+			if v.Pos() < lit.Pos() || v.Pos() >= lit.End() {
+				r.shared[v] = true
+			}
+			return true
+		})
+	}
+}
+
+func (r *fileRewriter) markAddr(e ast.Expr) {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			if sel, ok := r.info.Selections[x]; ok && sel.Kind() == types.FieldVal && !sel.Indirect() {
+				e = x.X
+				continue
+			}
+			return
+		case *ast.IndexExpr:
+			if _, ok := r.under(x.X).(*types.Array); ok {
+				e = x.X
+				continue
+			}
+			return
+		case *ast.Ident:
+			if v, ok := r.info.Uses[x].(*types.Var); ok && !r.isPkgVar(v) {
+				r.shared[v] = true
+			}
+			return
+		default:
+			return
+		}
+	}
+}
+
+func (r *fileRewriter) isPkgVar(v *types.Var) bool {
+	return v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
+}
+
+func (r *fileRewriter) typeOf(e ast.Expr) types.Type {
+	if tv, ok := r.info.Types[e]; ok {
+		return tv.Type
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		if o := r.info.ObjectOf(id); o != nil {
+			return o.Type()
+		}
+	}
+	return nil
+}
+
+func (r *fileRewriter) under(e ast.Expr) types.Type {
+	t := r.typeOf(e)
+	if t == nil {
+		return nil
+	}
+	if _, ok := t.(*types.TypeParam); ok {
+		return nil // operations on type parameters are left alone
+	}
+	return t.Underlying()
+}
+
+func (r *fileRewriter) isConst(e ast.Expr) bool {
+	tv, ok := r.info.Types[e]
+	return ok && tv.Value != nil
+}
+
+func (r *fileRewriter) isUntyped(e ast.Expr) bool {
+	b, ok := r.typeOf(e).(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
+func (r *fileRewriter) isNil(e ast.Expr) bool {
+	tv, ok := r.info.Types[e]
+	return ok && tv.IsNil()
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// sharedVar reports whether id is a variable other goroutines may reach.
+func (r *fileRewriter) sharedVar(id *ast.Ident) bool {
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok || v.IsField() || id.Name == "_" {
+		return false
+	}
+	return r.isPkgVar(v) || r.shared[v]
+}
+
+// isShared reports whether the addressable expression e denotes memory that other goroutines
+// may reach.
+func (r *fileRewriter) isShared(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return r.sharedVar(x)
+	case *ast.ParenExpr:
+		return r.isShared(x.X)
+	case *ast.SelectorExpr:
+		if sel, ok := r.info.Selections[x]; ok {
+			return sel.Kind() == types.FieldVal && (sel.Indirect() || r.isShared(x.X))
+		}
+		return r.sharedVar(x.Sel) // a qualified package variable
+	case *ast.IndexExpr:
+		switch t := r.under(x.X).(type) {
+		case *types.Slice:
+			return true
+		case *types.Pointer:
+			_, ok := t.Elem().Underlying().(*types.Array)
+			return ok
+		case *types.Array:
+			return r.isShared(x.X)
+		}
+	case *ast.StarExpr:
+		return true
+	}
+	return false
+}
+
+func (r *fileRewriter) isMapIndex(e ast.Expr) (*ast.IndexExpr, bool) {
+	ix, ok := unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return nil, false
+	}
+	_, ok = r.under(ix.X).(*types.Map)
+	return ix, ok
+}
+
+// hasEffects reports whether evaluating e calls a function or receives from a channel: the
+// operations whose order Go specifies.
+func (r *fileRewriter) hasEffects(e ast.Node) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if tv, ok := r.info.Types[n.Fun]; ok && tv.IsType() {
+				return true
+			}
+			found = true
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// canPanic reports whether computing the address of the location e can panic.
+func (r *fileRewriter) canPanic(e ast.Expr) bool {
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		return false
+	case *ast.SelectorExpr:
+		if sel, ok := r.info.Selections[x]; ok {
+			return sel.Indirect() || r.canPanic(x.X)
+		}
+		return false
+	}
+	return true
+}
+
+func (r *fileRewriter) hasNewline(n ast.Node) bool { return strings.Contains(r.orig(n), "\n") }
+
+// ---- expressions ----
+
+// rv walks e evaluated for its value.
+func (r *fileRewriter) rv(e ast.Expr) {
+	switch x := e.(type) {
+	case nil:
+	case *ast.Ident:
+		if r.sharedVar(x) {
+			r.set(x, func() string { return r.eng("Load") + "(&" + x.Name + ", " + r.pos(x.Pos()) + ")" })
+		}
+	case *ast.ParenExpr:
+		r.rv(x.X)
+	case *ast.SelectorExpr:
+		sel, ok := r.info.Selections[x]
+		if !ok {
+			if r.sharedVar(x.Sel) {
+				r.set(x, func() string { return r.eng("Load") + "(&" + r.orig(x) + ", " + r.pos(x.Sel.Pos()) + ")" })
+			}
+			return
+		}
+		switch sel.Kind() {
+		case types.FieldVal:
+			r.fieldOperand(x, sel)
+			if r.isShared(x) {
+				r.load(x, x.Sel.Pos())
+			}
+		case types.MethodVal:
+			r.methodValue(x, sel)
+		case types.MethodExpr:
+		}
+	case *ast.IndexExpr:
+		r.index(x, true)
+	case *ast.IndexListExpr:
+		// A generic instantiation: types only.
+	case *ast.StarExpr:
+		if tv, ok := r.info.Types[x]; ok && tv.IsType() {
+			return
+		}
+		r.rv(x.X)
+		r.set(x, func() string { return r.eng("Load") + "(" + r.text(x.X) + ", " + r.pos(x.Star) + ")" })
+	case *ast.UnaryExpr:
+		switch x.Op {
+		case token.AND:
+			r.addr(x.X)
+		case token.ARROW:
+			r.rv(x.X)
+			r.set(x, func() string { return r.eng("Recv") + "(" + r.text(x.X) + ", " + r.pos(x.OpPos) + ")" })
+		default:
+			r.rv(x.X)
+		}
+	case *ast.BinaryExpr:
+		r.rv(x.X)
+		r.rv(x.Y)
+	case *ast.CallExpr:
+		r.call(x)
+	case *ast.FuncLit:
+		r.types(x.Type)
+		r.stmts(x.Body.List)
+	case *ast.CompositeLit:
+		r.types(x.Type)
+		_, isStruct := r.under(x).(*types.Struct)
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if !isStruct {
+					r.rv(kv.Key)
+				}
+				r.rv(kv.Value)
+			} else {
+				r.rv(el)
+			}
+		}
+	case *ast.SliceExpr:
+		if _, ok := r.under(x.X).(*types.Array); ok {
+			r.addr(x.X)
+		} else {
+			r.rv(x.X)
+		}
+		r.rv(x.Low)
+		r.rv(x.High)
+		r.rv(x.Max)
+	case *ast.TypeAssertExpr:
+		r.rv(x.X)
+		r.types(x.Type)
+	case *ast.KeyValueExpr:
+		r.rv(x.Key)
+		r.rv(x.Value)
+	}
+}
+
+// load replaces the addressable shared expression e by a Load of it.
+func (r *fileRewriter) load(e ast.Expr, p token.Pos) {
+	r.wrap(e, func(inner string) string { return r.eng("Load") + "(&" + inner + ", " + r.pos(p) + ")" })
+}
+
+// fieldOperand walks the operand of a field selection: the pointer it goes through is read,
+// a struct value is part of the same location.
+func (r *fileRewriter) fieldOperand(x *ast.SelectorExpr, sel *types.Selection) {
+	if _, ok := r.under(x.X).(*types.Pointer); ok {
+		r.rv(x.X)
+	} else {
+		r.addr(x.X)
+	}
+}
+
+func (r *fileRewriter) index(x *ast.IndexExpr, value bool) {
+	if r.isInstance(x.X) {
+		return
+	}
+	switch t := r.under(x.X).(type) {
+	case *types.Map:
+		r.rv(x.X)
+		r.rv(x.Index)
+		if value {
+			r.set(x, func() string {
+				return r.eng("MapLoad") + "(" + r.text(x.X) + ", " + r.text(x.Index) + ", " + r.pos(x.Lbrack) + ")"
+			})
+		}
+		return
+	case *types.Slice:
+		r.rv(x.X)
+	case *types.Pointer:
+		r.rv(x.X)
+		if _, ok := t.Elem().Underlying().(*types.Array); !ok {
+			r.rv(x.Index)
+			return
+		}
+	case *types.Array:
+		if r.isShared(x.X) {
+			r.addr(x.X)
+		} else {
+			r.rv(x.X)
+		}
+	default:
+		r.rv(x.X)
+		r.rv(x.Index)
+		return
+	}
+	r.rv(x.Index)
+	if value && r.isShared(x) {
+		r.load(x, x.Lbrack)
+	}
+}
+
+func (r *fileRewriter) isInstance(e ast.Expr) bool {
+	var id *ast.Ident
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		id = x.Sel
+	}
+	if id == nil {
+		return false
+	}
+	_, ok := r.info.Instances[id]
+	if !ok {
+		_, ok = r.info.Uses[id].(*types.Func)
+	}
+	return ok
+}
+
+// addr walks the addressable expression e whose address is taken (or which is assigned):
+// its operands are evaluated, the location itself is not read.
+func (r *fileRewriter) addr(e ast.Expr) {
+	switch x := e.(type) {
+	case *ast.Ident:
+	case *ast.ParenExpr:
+		r.addr(x.X)
+	case *ast.SelectorExpr:
+		if sel, ok := r.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			r.fieldOperand(x, sel)
+		}
+	case *ast.IndexExpr:
+		r.index(x, false)
+	case *ast.StarExpr:
+		r.rv(x.X)
+	default:
+		r.rv(e)
+	}
+}
+
+// ---- calls ----
+
+// A special is an engine function that replaces a function or method of sync, sync/atomic,
+// time, context or runtime.
+type special struct {
+	fn     string // the engine function
+	method bool   // a method: its receiver's address is the first argument
+	iface  bool   // an interface method: the receiver value is the first argument
+	noPos  bool   // the engine function takes no position
+}
+
+var specials = map[string]special{
+	"sync.Mutex.Lock":           {fn: "Lock", method: true},
+	"sync.Mutex.Unlock":         {fn: "Unlock", method: true},
+	"sync.Mutex.TryLock":        {fn: "TryLock", method: true},
+	"sync.RWMutex.Lock":         {fn: "RWLock", method: true},
+	"sync.RWMutex.Unlock":       {fn: "RWUnlock", method: true},
+	"sync.RWMutex.RLock":        {fn: "RLock", method: true},
+	"sync.RWMutex.RUnlock":      {fn: "RUnlock", method: true},
+	"sync.RWMutex.TryLock":      {fn: "RWTryLock", method: true},
+	"sync.RWMutex.TryRLock":     {fn: "RWTryRLock", method: true},
+	"sync.RWMutex.RLocker":      {fn: "RLocker", method: true},
+	"sync.WaitGroup.Add":        {fn: "WGAdd", method: true},
+	"sync.WaitGroup.Done":       {fn: "WGDone", method: true},
+	"sync.WaitGroup.Wait":       {fn: "WGWait", method: true},
+	"sync.WaitGroup.Go":         {fn: "WGGo", method: true},
+	"sync.Once.Do":              {fn: "OnceDo", method: true},
+	"sync.Cond.Wait":            {fn: "CondWait", method: true},
+	"sync.Cond.Signal":          {fn: "CondSignal", method: true},
+	"sync.Cond.Broadcast":       {fn: "CondBroadcast", method: true},
+	"sync.Locker.Lock":          {fn: "LockerLock", iface: true},
+	"sync.Locker.Unlock":        {fn: "LockerUnlock", iface: true},
+	"sync.OnceFunc":             {fn: "OnceFunc"},
+	"sync.OnceValue":            {fn: "OnceValue"},
+	"sync.OnceValues":           {fn: "OnceValues"},
+	"time.Sleep":                {fn: "Sleep"},
+	"time.After":                {fn: "After"},
+	"time.NewTimer":             {fn: "NewTimer"},
+	"time.AfterFunc":            {fn: "AfterFunc"},
+	"time.Tick":                 {fn: "Tick"},
+	"time.NewTicker":            {fn: "NewTicker"},
+	"time.Now":                  {fn: "Now", noPos: true},
+	"time.Since":                {fn: "Since", noPos: true},
+	"time.Until":                {fn: "Until", noPos: true},
+	"time.Timer.Stop":           {fn: "TimerStop", method: true},
+	"time.Timer.Reset":          {fn: "TimerReset", method: true},
+	"time.Ticker.Stop":          {fn: "TickerStop", method: true},
+	"time.Ticker.Reset":         {fn: "TickerReset", method: true},
+	"context.WithTimeout":       {fn: "WithTimeout"},
+	"context.WithDeadline":      {fn: "WithDeadline"},
+	"context.WithTimeoutCause":  {fn: "WithTimeoutCause"},
+	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
+	"runtime.Gosched":           {fn: "Gosched"},
+}
+
+// engineFuncs is the set of exported functions of the engine, read from its source (see
+// source.go); atomic operations are looked up there by name.
+var engineFuncs map[string]bool
+
+// specialOf returns the engine replacement of the function or method fn, if any.
+func specialOf(fn *types.Func, recv types.Type) (special, bool) {
+	if fn.Pkg() == nil {
+		return special{}, false
+	}
+	path := fn.Pkg().Path()
+	switch path {
+	case "sync", "sync/atomic", "time", "context", "runtime":
+	default:
+		return special{}, false
+	}
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || sig.Recv() == nil {
+		if s, ok := specials[path+"."+fn.Name()]; ok {
+			return s, true
+		}
+		if path == "sync/atomic" && engineFuncs["Atomic"+fn.Name()] {
+			return special{fn: "Atomic" + fn.Name()}, true
+		}
+		return special{}, false
+	}
+	rt := sig.Recv().Type()
+	if p, ok := rt.(*types.Pointer); ok {
+		rt = p.Elem()
+	}
+	named, ok := rt.(*types.Named)
+	if !ok {
+		return special{}, false
+	}
+	key := path + "." + named.Obj().Name() + "." + fn.Name()
+	if s, ok := specials[key]; ok {
+		return s, true
+	}
+	if path == "sync/atomic" && engineFuncs["Atomic"+named.Obj().Name()+fn.Name()] {
+		return special{fn: "Atomic" + named.Obj().Name() + fn.Name(), method: true}, true
+	}
+	return special{}, false
+}
+
+// lockerLike reports whether the interface type t has Lock() and Unlock() methods, so that a
+// call of them can go through the engine's sync.Locker dispatch.
+func lockerLike(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok {
+		return false
+	}
+	n := 0
+	for i := 0; i < it.NumMethods(); i++ {
+		m := it.Method(i)
+		if m.Name() == "Lock" || m.Name() == "Unlock" {
+			sig := m.Type().(*types.Signature)
+			if sig.Params().Len() == 0 && sig.Results().Len() == 0 {
+				n++
+			}
+		}
+	}
+	return n == 2
+}
+
+// callee returns the function a call calls statically, with its selection for a method.
+func (r *fileRewriter) callee(fun ast.Expr) (*types.Func, *types.Selection, *ast.SelectorExpr) {
+	switch f := unparen(fun).(type) {
+	case *ast.Ident:
+		fn, _ := r.info.Uses[f].(*types.Func)
+		return fn, nil, nil
+	case *ast.SelectorExpr:
+		if sel, ok := r.info.Selections[f]; ok {
+			if sel.Kind() != types.MethodVal {
+				return nil, nil, nil
+			}
+			fn, _ := sel.Obj().(*types.Func)
+			return fn, sel, f
+		}
+		fn, _ := r.info.Uses[f.Sel].(*types.Func)
+		return fn, nil, f
+	}
+	return nil, nil, nil
+}
+
+// receiver walks the receiver of the method selection x.M and returns the text of the
+// receiver to pass by address: x with the embedded fields of the promotion path, and "&" when
+// that is not already a pointer.
+func (r *fileRewriter) receiver(x *ast.SelectorExpr, sel *types.Selection) func() string {
+	if _, ok := r.under(x.X).(*types.Pointer); ok {
+		r.rv(x.X)
+	} else {
+		r.addr(x.X)
+	}
+	t := r.typeOf(x.X)
+	var path []string
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			break
+		}
+		f := st.Field(i)
+		path = append(path, f.Name())
+		t = f.Type()
+	}
+	_, isPtr := t.Underlying().(*types.Pointer)
+	return func() string {
+		s := r.text(x.X)
+		if len(path) > 0 {
+			s += "." + strings.Join(path, ".")
+		}
+		if isPtr {
+			return s
+		}
+		return "&" + s
+	}
+}
+
+func (r *fileRewriter) args(list []ast.Expr) func() []string {
+	for _, a := range list {
+		r.rv(a)
+	}
+	return func() []string {
+		out := make([]string, len(list))
+		for i, a := range list {
+			out[i] = r.text(a)
+		}
+		return out
+	}
+}
+
+func (r *fileRewriter) call(c *ast.CallExpr) {
+	if tv, ok := r.info.Types[c.Fun]; ok && tv.IsType() {
+		r.types(c.Fun)
+		for _, a := range c.Args {
+			r.rv(a)
+		}
+		return
+	}
+	if r.isConst(c) {
+		return
+	}
+	fun := unparen(c.Fun)
+	var builtin *types.Builtin
+	switch f := fun.(type) {
+	case *ast.Ident:
+		builtin, _ = r.info.Uses[f].(*types.Builtin)
+	case *ast.SelectorExpr:
+		builtin, _ = r.info.Uses[f.Sel].(*types.Builtin)
+	}
+	if builtin != nil {
+		r.builtin(c, builtin.Name())
+		return
+	}
+	fn, sel, sx := r.callee(c.Fun)
+	if fn != nil {
+		var recvType types.Type
+		if sel != nil {
+			recvType = sel.Recv()
+		}
+		sp, ok := specialOf(fn, recvType)
+		if !ok && sel != nil && fn.Name() == "Lock" || !ok && sel != nil && fn.Name() == "Unlock" {
+			if types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
+				sp, ok = specials["sync.Locker."+fn.Name()], true
+			}
+		}
+		if ok {
+			r.specialCall(c, sp, sel, sx)
+			return
+		}
+	}
+	r.rv(c.Fun)
+	for _, a := range c.Args {
+		r.rv(a)
+	}
+}
+
+func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selection, sx *ast.SelectorExpr) {
+	var recv func() string
+	switch {
+	case sp.iface:
+		r.rv(sx.X)
+		recv = func() string { return r.text(sx.X) }
+	case sp.method:
+		if sel == nil {
+			r.problem(c.Pos(), "method expression call is not instrumented")
+			r.rv(c.Fun)
+			r.args(c.Args)
+			return
+		}
+		recv = r.receiver(sx, sel)
+	}
+	if c.Ellipsis.IsValid() {
+		r.problem(c.Pos(), "variadic call of %s is not instrumented", sp.fn)
+		r.rv(c.Fun)
+		r.args(c.Args)
+		return
+	}
+	args := r.args(c.Args)
+	r.set(c, func() string {
+		var parts []string
+		if recv != nil {
+			parts = append(parts, recv())
+		}
+		parts = append(parts, args()...)
+		if !sp.noPos {
+			parts = append(parts, r.pos(c.Pos()))
+		}
+		return r.eng(sp.fn) + "(" + strings.Join(parts, ", ") + ")"
+	})
+}
+
+// methodValue handles x.M used as a value (not called).
+func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
+	fn, _ := sel.Obj().(*types.Func)
+	if fn != nil {
+		if sp, ok := specialOf(fn, sel.Recv()); ok && sp.method {
+			sig := fn.Type().(*types.Signature)
+			if sig.Params().Len() == 0 && sig.Results().Len() == 0 && !sp.noPos {
+				recv := r.receiver(x, sel)
+				r.set(x, func() string {
+					return r.eng("Bind") + "(" + recv() + ", " + r.eng(sp.fn) + ", " + r.pos(x.Sel.Pos()) + ")"
+				})
+				return
+			}
+			r.problem(x.Pos(), "method value %s is not instrumented", r.orig(x))
+		}
+	}
+	if _, ok := r.under(x.X).(*types.Pointer); ok {
+		r.rv(x.X)
+		return
+	}
+	if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+		if _, ptr := sig.Recv().Type().Underlying().(*types.Pointer); ptr {
+			r.addr(x.X)
+			return
+		}
+	}
+	r.rv(x.X)
+}
+
+func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
+	one := func(fn string) {
+		r.rv(c.Args[0])
+		r.set(c, func() string { return r.eng(fn) + "(" + r.text(c.Args[0]) + ", " + r.pos(c.Pos()) + ")" })
+	}
+	switch name {
+	case "len", "cap":
+		if len(c.Args) != 1 {
+			break
+		}
+		switch r.under(c.Args[0]).(type) {
+		case *types.Chan:
+			if name == "len" {
+				one("Len")
+			} else {
+				one("Cap")
+			}
+			return
+		case *types.Map:
+			r.rv(c.Args[0])
+			a := c.Args[0]
+			r.wrap(a, func(s string) string { return r.eng("MapRead") + "(" + s + ", " + r.pos(a.Pos()) + ")" })
+			return
+		}
+	case "close":
+		if len(c.Args) == 1 {
+			one("Close")
+			return
+		}
+	case "delete":
+		if len(c.Args) == 2 {
+			r.rv(c.Args[0])
+			r.rv(c.Args[1])
+			r.set(c, func() string {
+				return r.eng("MapDelete") + "(" + r.text(c.Args[0]) + ", " + r.text(c.Args[1]) + ", " + r.pos(c.Pos()) + ")"
+			})
+			return
+		}
+	case "clear":
+		if len(c.Args) == 1 {
+			if _, ok := r.under(c.Args[0]).(*types.Map); ok {
+				one("MapClear")
+				return
+			}
+		}
+	case "make":
+		if ch, ok := r.under(c.Args[0]).(*types.Chan); ok {
+			if ch.Dir() != types.SendRecv {
+				r.problem(c.Pos(), "make of a directional channel type is not instrumented")
+				break
+			}
+			size := ""
+			if len(c.Args) > 1 {
+				r.rv(c.Args[1])
+			}
+			r.set(c, func() string {
+				size = "0"
+				if len(c.Args) > 1 {
+					size = r.text(c.Args[1])
+				}
+				return r.eng("MakeChanOf") + "[" + r.orig(c.Args[0]) + "](" + size + ", " + r.pos(c.Pos()) + ")"
+			})
+			return
+		}
+		for _, a := range c.Args[1:] {
+			r.rv(a)
+		}
+		return
+	case "new":
+		if len(c.Args) == 1 {
+			if tv, ok := r.info.Types[c.Args[0]]; ok && tv.IsType() {
+				return
+			}
+		}
+	case "Sizeof", "Alignof", "Offsetof":
+		return // unsafe: the argument is not evaluated
+	}
+	for _, a := range c.Args {
+		if tv, ok := r.info.Types[a]; ok && tv.IsType() {
+			continue
+		}
+		r.rv(a)
+	}
+}
+
+// ---- statements ----
+
+func (r *fileRewriter) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		r.stmt(s, false)
+	}
+}
+
+// stmt walks s; simple is true where only a simple statement may stand (the init and post
+// statements of if, for and switch).
+func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
+	switch x := s.(type) {
+	case nil:
+	case *ast.BlockStmt:
+		r.stmts(x.List)
+	case *ast.ExprStmt:
+		r.rv(x.X)
+	case *ast.SendStmt:
+		r.rv(x.Chan)
+		r.rv(x.Value)
+		r.set(x, func() string {
+			return r.eng("Send") + "(" + r.text(x.Chan) + ", " + r.text(x.Value) + ", " + r.pos(x.Arrow) + ")"
+		})
+	case *ast.IncDecStmt:
+		op := "+"
+		if x.Tok == token.DEC {
+			op = "-"
+		}
+		r.opAssign(x, x.X, op, nil)
+	case *ast.AssignStmt:
+		r.assign(x, simple)
+	case *ast.GoStmt:
+		r.goStmt(x)
+	case *ast.DeferStmt:
+		r.rv(x.Call)
+	case *ast.ReturnStmt:
+		for _, e := range x.Results {
+			r.rv(e)
+		}
+	case *ast.IfStmt:
+		r.stmt(x.Init, true)
+		r.rv(x.Cond)
+		r.stmt(x.Body, false)
+		r.stmt(x.Else, false)
+	case *ast.ForStmt:
+		r.stmt(x.Init, true)
+		r.rv(x.Cond)
+		r.stmt(x.Post, true)
+		r.stmt(x.Body, false)
+	case *ast.RangeStmt:
+		r.rangeStmt(x)
+	case *ast.SwitchStmt:
+		r.stmt(x.Init, true)
+		r.rv(x.Tag)
+		for _, cc := range x.Body.List {
+			cc := cc.(*ast.CaseClause)
+			for _, e := range cc.List {
+				r.rv(e)
+			}
+			r.stmts(cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		r.stmt(x.Init, true)
+		switch a := x.Assign.(type) {
+		case *ast.AssignStmt:
+			r.rv(a.Rhs[0].(*ast.TypeAssertExpr).X)
+		case *ast.ExprStmt:
+			r.rv(a.X.(*ast.TypeAssertExpr).X)
+		}
+		for _, cc := range x.Body.List {
+			cc := cc.(*ast.CaseClause)
+			for _, e := range cc.List {
+				r.types(e)
+			}
+			r.stmts(cc.Body)
+		}
+	case *ast.SelectStmt:
+		r.selectStmt(x)
+	case *ast.LabeledStmt:
+		r.stmt(x.Stmt, simple)
+	case *ast.DeclStmt:
+		if gd, ok := x.Decl.(*ast.GenDecl); ok {
+			for _, sp := range gd.Specs {
+				switch sp := sp.(type) {
+				case *ast.ValueSpec:
+					r.types(sp.Type)
+					if len(sp.Names) == 2 && len(sp.Values) == 1 {
+						r.commaOk(sp.Values[0])
+						continue
+					}
+					for _, v := range sp.Values {
+						r.rv(v)
+					}
+				case *ast.TypeSpec:
+					r.types(sp.Type)
+				}
+			}
+		}
+	}
+}
+
+// commaOk walks the single right-hand side of a two-value assignment: v, ok = <-ch,
+// m[k] or x.(T); or a call.
+func (r *fileRewriter) commaOk(e ast.Expr) {
+	switch x := unparen(e).(type) {
+	case *ast.UnaryExpr:
+		if x.Op == token.ARROW {
+			r.rv(x.X)
+			r.set(x, func() string { return r.eng("Recv2") + "(" + r.text(x.X) + ", " + r.pos(x.OpPos) + ")" })
+			return
+		}
+	case *ast.IndexExpr:
+		if _, ok := r.under(x.X).(*types.Map); ok {
+			r.rv(x.X)
+			r.rv(x.Index)
+			r.set(x, func() string {
+				return r.eng("MapLoad2") + "(" + r.text(x.X) + ", " + r.text(x.Index) + ", " + r.pos(x.Lbrack) + ")"
+			})
+			return
+		}
+	case *ast.TypeAssertExpr:
+		r.rv(x.X)
+		return
+	}
+	r.rv(e)
+}
+
+func (r *fileRewriter) assign(s *ast.AssignStmt, simple bool) {
+	if s.Tok == token.DEFINE {
+		if len(s.Lhs) == 2 && len(s.Rhs) == 1 {
+			r.commaOk(s.Rhs[0])
+		} else {
+			for _, e := range s.Rhs {
+				r.rv(e)
+			}
+		}
+		for _, l := range s.Lhs {
+			if id, ok := l.(*ast.Ident); ok && r.info.Defs[id] == nil && r.sharedVar(id) {
+				r.problem(id.Pos(), "assignment to shared variable %s in := is not instrumented", id.Name)
+			}
+		}
+		return
+	}
+	if s.Tok != token.ASSIGN {
+		op := strings.TrimSuffix(s.Tok.String(), "=")
+		r.opAssign(s, s.Lhs[0], op, s.Rhs[0])
+		return
+	}
+	if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
+		r.single(s, s.Lhs[0], s.Rhs[0], simple)
+		return
+	}
+	instrumented := false
+	for _, l := range s.Lhs {
+		if _, m := r.isMapIndex(l); m || (!isBlank(l) && r.isShared(l)) {
+			instrumented = true
+		}
+	}
+	if !instrumented {
+		for _, l := range s.Lhs {
+			r.addr(l)
+		}
+		if len(s.Rhs) == 1 {
+			r.commaOk(s.Rhs[0])
+		} else {
+			for _, e := range s.Rhs {
+				r.rv(e)
+			}
+		}
+		return
+	}
+	r.multiAssign(s, simple)
+}
+
+// single rewrites lhs = rhs.
+func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool) {
+	if isBlank(lhs) {
+		r.rv(rhs)
+		return
+	}
+	if ix, ok := r.isMapIndex(lhs); ok {
+		r.rv(ix.X)
+		r.rv(ix.Index)
+		r.rv(rhs)
+		r.set(s, func() string {
+			return r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.text(ix.Index) + ", " + r.text(rhs) + ", " + r.pos(ix.Lbrack) + ")"
+		})
+		return
+	}
+	if !r.isShared(lhs) {
+		r.addr(lhs)
+		r.rv(rhs)
+		return
+	}
+	r.addr(lhs)
+	r.rv(rhs)
+	p := r.pos(lhs.Pos())
+	if r.canPanic(lhs) && r.hasEffects(rhs) && !r.isUntyped(rhs) {
+		// Go evaluates the right side before the left side's address can panic (nil
+		// pointer, index out of range): keep that order with a temporary.
+		v := r.temp("v")
+		r.set(s, func() string {
+			body := v + " := " + r.text(rhs) + "; " + r.eng("Store") + "(&" + r.text(lhs) + ", " + v + ", " + p + ")"
+			if simple {
+				return "func() { " + body + " }()"
+			}
+			return "{ " + body + " }"
+		})
+		return
+	}
+	r.set(s, func() string {
+		return r.eng("Store") + "(&" + r.text(lhs) + ", " + r.text(rhs) + ", " + p + ")"
+	})
+}
+
+// opAssign rewrites lhs op= rhs and lhs++ / lhs-- (rhs nil).
+func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Expr) {
+	rhsText := func() string {
+		if rhs == nil {
+			return "1"
+		}
+		return "(" + r.text(rhs) + ")"
+	}
+	if rhs != nil {
+		r.rv(rhs)
+	}
+	if ix, ok := r.isMapIndex(lhs); ok {
+		r.rv(ix.X)
+		r.rv(ix.Index)
+		if r.hasEffects(ix.X) || r.hasEffects(ix.Index) || r.hasNewline(ix) {
+			r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (its operands have calls)", r.orig(lhs))
+			return
+		}
+		p := r.pos(ix.Lbrack)
+		r.set(s, func() string {
+			m, k := r.text(ix.X), r.text(ix.Index)
+			return r.eng("MapStore") + "(" + m + ", " + k + ", " + r.eng("MapLoad") + "(" + m + ", " + k + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
+		})
+		return
+	}
+	r.addr(lhs)
+	if !r.isShared(lhs) {
+		return
+	}
+	if r.hasEffects(lhs) || r.hasNewline(lhs) {
+		r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (its operands have calls)", r.orig(lhs))
+		return
+	}
+	p := r.pos(lhs.Pos())
+	r.set(s, func() string {
+		l := r.text(lhs)
+		return r.eng("Store") + "(&" + l + ", " + r.eng("Load") + "(&" + l + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
+	})
+}
+
+// multiAssign rewrites a tuple assignment with a shared or map left side: the right sides
+// into temporaries, then the stores from left to right, as Go's two phases do.
+func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
+	bad := ""
+	assigned := map[types.Object]bool{}
+	for _, l := range s.Lhs {
+		if r.hasEffects(l) {
+			bad = "its left side has calls"
+		}
+		ast.Inspect(l, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && n != l && assigned[r.info.Uses[id]] {
+				bad = "a left side depends on a variable assigned before it"
+			}
+			return true
+		})
+		if id, ok := unparen(l).(*ast.Ident); ok {
+			assigned[r.info.Uses[id]] = true
+		}
+	}
+	for _, e := range s.Rhs {
+		if !r.isConst(e) && !r.isNil(e) && r.isUntyped(e) {
+			bad = "a right side is untyped"
+		}
+	}
+	if simple {
+		bad = "it is the init or post statement of a control statement"
+	}
+	for _, l := range s.Lhs {
+		if ix, ok := r.isMapIndex(l); ok {
+			r.rv(ix.X)
+			r.rv(ix.Index)
+		} else {
+			r.addr(l)
+		}
+	}
+	if len(s.Rhs) == 1 {
+		r.commaOk(s.Rhs[0])
+	} else {
+		for _, e := range s.Rhs {
+			r.rv(e)
+		}
+	}
+	if bad != "" {
+		r.problem(s.Pos(), "assignment is not instrumented: %s", bad)
+		return
+	}
+	names := make([]string, len(s.Lhs))
+	for i, l := range s.Lhs {
+		if isBlank(l) {
+			names[i] = "_"
+		} else {
+			names[i] = r.temp("v")
+		}
+	}
+	r.set(s, func() string {
+		var sb strings.Builder
+		sb.WriteString("{ ")
+		values := make([]string, len(s.Lhs))
+		var tnames, tvals []string
+		if len(s.Rhs) == 1 {
+			tnames, tvals = names, []string{r.text(s.Rhs[0])}
+			copy(values, names)
+		} else {
+			for i, e := range s.Rhs {
+				if r.isConst(e) || r.isNil(e) {
+					values[i] = r.text(e)
+					continue
+				}
+				if names[i] == "_" {
+					tnames = append(tnames, "_")
+				} else {
+					tnames = append(tnames, names[i])
+				}
+				tvals = append(tvals, r.text(e))
+				values[i] = names[i]
+			}
+		}
+		if len(tnames) > 0 {
+			sb.WriteString(strings.Join(tnames, ", ") + " := " + strings.Join(tvals, ", ") + "; ")
+		}
+		for i, l := range s.Lhs {
+			if isBlank(l) {
+				continue
+			}
+			if ix, ok := r.isMapIndex(l); ok {
+				sb.WriteString(r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.text(ix.Index) + ", " + values[i] + ", " + r.pos(ix.Lbrack) + "); ")
+			} else if r.isShared(l) {
+				sb.WriteString(r.eng("Store") + "(&" + r.text(l) + ", " + values[i] + ", " + r.pos(l.Pos()) + "); ")
+			} else {
+				sb.WriteString(r.text(l) + " = " + values[i] + "; ")
+			}
+		}
+		sb.WriteString("}")
+		return sb.String()
+	})
+}
+
+// goStmt rewrites go f(args) to engine.Go with the function value and the arguments evaluated
+// at the go statement, as Go does.
+func (r *fileRewriter) goStmt(s *ast.GoStmt) {
+	c := s.Call
+	fun := unparen(c.Fun)
+	var inits, names []string
+	var initFns []func() string
+	hoist := func(prefix string, f func() string) string {
+		n := r.temp(prefix)
+		names = append(names, n)
+		initFns = append(initFns, f)
+		return n
+	}
+	var funText func() string
+	fn, sel, sx := r.callee(c.Fun)
+	switch {
+	case isFuncLit(fun):
+		r.rv(fun)
+		funText = func() string { return r.text(c.Fun) }
+	case fn != nil && sel == nil:
+		// A function, not a value: nothing to evaluate.
+		if _, ok := specialOf(fn, nil); ok {
+			r.problem(s.Pos(), "go statement calling %s directly is not instrumented", fn.FullName())
+			r.rv(c.Fun)
+			r.args(c.Args)
+			return
+		}
+		funText = func() string { return r.orig(c.Fun) }
+	case sel != nil:
+		if _, ok := specialOf(fn, sel.Recv()); ok {
+			r.problem(s.Pos(), "go statement calling %s directly is not instrumented", fn.FullName())
+			r.rv(c.Fun)
+			r.args(c.Args)
+			return
+		}
+		var recv func() string
+		sig := fn.Type().(*types.Signature)
+		_, xPtr := r.under(sx.X).(*types.Pointer)
+		_, mPtr := sig.Recv().Type().Underlying().(*types.Pointer)
+		if mPtr && !xPtr && !types.IsInterface(sel.Recv()) {
+			r.addr(sx.X)
+			recv = func() string { return "&" + r.text(sx.X) }
+		} else {
+			r.rv(sx.X)
+			recv = func() string { return r.text(sx.X) }
+		}
+		n := hoist("r", recv)
+		funText = func() string { return n + "." + sx.Sel.Name }
+	default:
+		if _, ok := fun.(*ast.Ident); ok {
+			if _, isBuiltin := r.info.Uses[fun.(*ast.Ident)].(*types.Builtin); isBuiltin {
+				r.problem(s.Pos(), "go statement calling a builtin is not instrumented")
+				r.args(c.Args)
+				return
+			}
+		}
+		r.rv(c.Fun)
+		n := hoist("f", func() string { return r.text(c.Fun) })
+		funText = func() string { return n }
+	}
+	argText := make([]func() string, len(c.Args))
+	for i, a := range c.Args {
+		a := a
+		r.rv(a)
+		if r.isConst(a) || r.isNil(a) {
+			argText[i] = func() string { return r.text(a) }
+			continue
+		}
+		if r.isUntyped(a) {
+			r.problem(a.Pos(), "untyped argument of a go statement is evaluated when the goroutine starts")
+			argText[i] = func() string { return r.text(a) }
+			continue
+		}
+		n := hoist("a", func() string { return r.text(a) })
+		argText[i] = func() string { return n }
+	}
+	_ = inits
+	r.set(s, func() string {
+		var sb strings.Builder
+		sb.WriteString("{ ")
+		if len(names) > 0 {
+			vals := make([]string, len(initFns))
+			for i, f := range initFns {
+				vals[i] = f()
+			}
+			sb.WriteString(strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") + "; ")
+		}
+		args := make([]string, len(argText))
+		for i, f := range argText {
+			args[i] = f()
+		}
+		ell := ""
+		if c.Ellipsis.IsValid() {
+			ell = "..."
+		}
+		sb.WriteString(r.eng("Go") + "(func() { " + funText() + "(" + strings.Join(args, ", ") + ell + ") }, " + r.pos(s.Go) + ") }")
+		return sb.String()
+	})
+}
+
+func isFuncLit(e ast.Expr) bool {
+	_, ok := e.(*ast.FuncLit)
+	return ok
+}
+
+// rangeStmt rewrites a range over a channel into receives, and marks a range over a map as
+// a read of the map.
+func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
+	switch r.under(s.X).(type) {
+	case *types.Chan:
+		r.rv(s.X)
+		if s.Tok == token.ASSIGN && s.Key != nil {
+			r.addr(s.Key)
+			if r.isShared(s.Key) {
+				r.problem(s.Key.Pos(), "assignment by range to a shared variable is not instrumented")
+			}
+		}
+		c, ok := r.temp("c"), r.temp("ok")
+		p := r.pos(s.For)
+		r.addEdit(s.For, s.Body.Lbrace+1, func() string {
+			recv := r.eng("Recv2") + "(" + c + ", " + p + ")"
+			head := "for " + c + " := " + r.text(s.X) + "; ; { "
+			switch {
+			case s.Key == nil || isBlank(s.Key):
+				return head + "if _, " + ok + " := " + recv + "; !" + ok + " { break }; "
+			case s.Tok == token.DEFINE:
+				return head + r.text(s.Key) + ", " + ok + " := " + recv + "; if !" + ok + " { break }; "
+			default:
+				v := c + "v"
+				return head + v + ", " + ok + " := " + recv + "; if !" + ok + " { break }; " + r.text(s.Key) + " = " + v + "; "
+			}
+		})
+		r.stmts(s.Body.List)
+		return
+	case *types.Map:
+		r.rv(s.X)
+		x := s.X
+		r.wrap(x, func(t string) string { return r.eng("MapRead") + "(" + t + ", " + r.pos(x.Pos()) + ")" })
+	default:
+		if _, ok := r.under(s.X).(*types.Array); ok && !r.isShared(s.X) {
+			// A local array: ranging copies it, nothing shared is read.
+		}
+		r.rv(s.X)
+	}
+	if s.Tok == token.ASSIGN {
+		for _, e := range []ast.Expr{s.Key, s.Value} {
+			if e != nil && !isBlank(e) {
+				r.addr(e)
+				if r.isShared(e) {
+					r.problem(e.Pos(), "assignment by range to a shared variable is not instrumented")
+				}
+			}
+		}
+	}
+	r.stmts(s.Body.List)
+}
+
+// selectStmt rewrites select into engine.Select and a switch on the case it took.
+func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
+	type caseInfo struct {
+		name   string
+		expr   func() string
+		assign func() string
+	}
+	var cases []caseInfo
+	hasDefault := false
+	clauses := s.Body.List
+	idx := make([]int, len(clauses))
+	for i, cl := range clauses {
+		cc := cl.(*ast.CommClause)
+		idx[i] = -1
+		if cc.Comm == nil {
+			hasDefault = true
+			continue
+		}
+		ci := caseInfo{name: r.temp("c")}
+		switch comm := cc.Comm.(type) {
+		case *ast.SendStmt:
+			r.rv(comm.Chan)
+			r.rv(comm.Value)
+			ci.expr = func() string {
+				return r.eng("SendCase") + "(" + r.text(comm.Chan) + ", " + r.text(comm.Value) + ")"
+			}
+		case *ast.ExprStmt:
+			u := unparen(comm.X).(*ast.UnaryExpr)
+			r.rv(u.X)
+			ci.expr = func() string { return r.eng("RecvCase") + "(" + r.text(u.X) + ")" }
+		case *ast.AssignStmt:
+			u := unparen(comm.Rhs[0]).(*ast.UnaryExpr)
+			r.rv(u.X)
+			ci.expr = func() string { return r.eng("RecvCase") + "(" + r.text(u.X) + ")" }
+			name := ci.name
+			if comm.Tok == token.DEFINE {
+				ci.assign = func() string {
+					if len(comm.Lhs) == 2 {
+						return " " + r.text(comm.Lhs[0]) + ", " + r.text(comm.Lhs[1]) + " := " + name + ".Value(), " + name + ".OK();"
+					}
+					return " " + r.text(comm.Lhs[0]) + " := " + name + ".Value();"
+				}
+			} else {
+				for _, l := range comm.Lhs {
+					r.addr(l)
+					if !isBlank(l) && r.isShared(l) {
+						r.problem(l.Pos(), "assignment by a select case to a shared variable is not instrumented")
+					}
+				}
+				ci.assign = func() string {
+					out := " " + r.text(comm.Lhs[0]) + " = " + name + ".Value();"
+					if len(comm.Lhs) == 2 {
+						out += " " + r.text(comm.Lhs[1]) + " = " + name + ".OK();"
+					}
+					return out
+				}
+			}
+		}
+		idx[i] = len(cases)
+		cases = append(cases, ci)
+		if r.hasNewline(cc.Comm) {
+			r.problem(cc.Comm.Pos(), "select case spans lines: its lines are reported at the select")
+		}
+	}
+	p := r.pos(s.Select)
+	r.addEdit(s.Select, s.Body.Lbrace+1, func() string {
+		var names, exprs []string
+		for _, c := range cases {
+			names = append(names, c.name)
+			exprs = append(exprs, c.expr())
+		}
+		call := r.eng("Select") + "(" + p + ", " + strconv.FormatBool(hasDefault)
+		for _, n := range names {
+			call += ", " + n
+		}
+		call += ")"
+		if len(names) == 0 {
+			return "switch " + call + " {"
+		}
+		return "switch " + strings.Join(names, ", ") + " := " + strings.Join(exprs, ", ") + "; " + call + " {"
+	})
+	for i, cl := range clauses {
+		cc := cl.(*ast.CommClause)
+		i := i
+		r.addEdit(cc.Case, cc.Colon+1, func() string {
+			if idx[i] < 0 {
+				return "default:"
+			}
+			out := "case " + strconv.Itoa(idx[i]) + ":"
+			if a := cases[idx[i]].assign; a != nil {
+				out += a()
+			}
+			return out
+		})
+		r.stmts(cc.Body)
+	}
+	_ = constant.MakeBool
+}

@@ -23,7 +23,7 @@ import (
 )
 
 // Names lists the strategies New knows.
-var Names = []string{"random", "pct", "dfs", "ipb", "idb"}
+var Names = []string{"random", "pct", "pos", "rapos", "stride", "dfs", "ipb", "idb"}
 
 // paramNames lists the parameters each strategy accepts.
 var paramNames = map[string][]string{
@@ -32,6 +32,9 @@ var paramNames = map[string][]string{
 	"dfs":    {},
 	"ipb":    {"max"},
 	"idb":    {"max"},
+	"rapos":  {"seed"},
+	"pos":    {"seed"},
+	"stride": {"learn", "lengths", "p", "seed", "smax"},
 }
 
 // New returns the strategy called name (one of Names; replay is constructed separately),
@@ -46,6 +49,14 @@ var paramNames = map[string][]string{
 //     0 = default 1000, negative = no learning), seed (as for random).
 //   - dfs: none.
 //   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default).
+//   - rapos, pos: seed (as for random). Random partial order sampling (seed 001) and partial
+//     order sampling (Yuan, Yang and Gu, CAV 2018).
+//   - stride: randomized stride scheduling (seed 000). smax — fixed maximum stride (≥ 1,
+//     default 2); or p — target probability in (0, 0.5) of covering the least likely ordering
+//     edge per execution, selecting the length-based smax = ⌈L/r⌉ (e.g. 0.000465 or 0.0216,
+//     the paper's two variants); with p: learn — executions with smax = 1 that learn the
+//     goroutines' lengths (≥ 1, default 100), lengths — comma-separated lengths by goroutine
+//     id, used at once instead of learning; smax and p exclude each other. seed as for random.
 func New(name string, params map[string]string, seed uint64) (engine.Strategy, error) {
 	known, ok := paramNames[name]
 	if !ok {
@@ -121,6 +132,20 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 			return nil, err
 		}
 		return p, nil
+	case "rapos":
+		r := NewRAPOS(seed)
+		if err := firstSeed(&r.seeds); err != nil {
+			return nil, err
+		}
+		return r, nil
+	case "pos":
+		p := NewPOS(seed)
+		if err := firstSeed(&p.seeds); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case "stride":
+		return NewStrideParams(params, seed)
 	case "dfs":
 		return NewDFS(), nil
 	default: // ipb, idb

@@ -49,10 +49,11 @@ const DefaultPeriods = 4
 //     a thread blocked during its period misses it, and its key points run late, as soon as
 //     they can). Within a period the goroutines run one at a time, each until it has
 //     executed its key points of the period or blocks (no preemption, §3.3); the next is the
-//     lowest-numbered one. After a yield (a busy-wait loop) the yielding goroutine gives way,
+//     lowest-numbered one. A worker that yields (a busy-wait loop) waits for the next period,
 //     as sched_yield does in the paper's executor ("hang the current thread's execution until
-//     the next period", §3.3): another goroutine of the period runs, or the next period
-//     starts.
+//     the next period", §3.3); in the last period, which has no next one, the workers that
+//     yield take turns (round robin), so that a busy-waiting goroutine cannot starve the one
+//     it waits for.
 //
 // The first execution is the paper's dry run (the prototype runs the program once to learn
 // its threads): no schedule, every goroutine free. It gives the number of workers n, and the
@@ -84,7 +85,9 @@ type Period struct {
 	job        *periodJob
 	assign     [][]periodBound // per worker: the period of each of its key points
 	period     int             // the period being executed
-	lastW      engine.GID      // the worker that executed the last worker step
+	lastW      engine.GID      // the worker that executed the last worker step, unless it yielded
+	spun       engine.GID      // the last worker that yielded
+	yieldedIn  []int           // per worker: the last period during which it yielded, or -1
 	executedKP [][]opKey       // per worker: the key points executed (the dkps)
 
 	schedules int
@@ -166,8 +169,9 @@ func (s *Period) Exhausted() string {
 // left (line 15).
 func (s *Period) Begin() bool {
 	s.cur, s.curKey, s.job = nil, "", nil
-	s.period, s.lastW = 0, engine.NoGoroutine
+	s.period, s.lastW, s.spun = 0, engine.NoGoroutine, engine.NoGoroutine
 	s.executedKP = s.executedKP[:0]
+	s.yieldedIn = s.yieldedIn[:0]
 	s.assign = s.assign[:0]
 	if !s.dryRun {
 		return true
@@ -295,6 +299,13 @@ func (s *Period) Pick(d *engine.Decision) engine.GID {
 		op := d.Pending(g)
 		s.executedKP[w] = append(s.executedKP[w], opKey{op.Kind, op.Pos})
 		s.lastW = g
+		if op.Kind == engine.OpYield {
+			s.lastW, s.spun = engine.NoGoroutine, g
+			for len(s.yieldedIn) <= w {
+				s.yieldedIn = append(s.yieldedIn, -1)
+			}
+			s.yieldedIn[w] = s.period
+		}
 	}
 	return g
 }
@@ -310,7 +321,7 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 		last = len(s.cur) - 1
 	}
 	for {
-		best := engine.NoGoroutine
+		first, after := engine.NoGoroutine, engine.NoGoroutine
 		for _, g := range d.Enabled {
 			if g == 0 || g == yielded {
 				continue
@@ -323,15 +334,26 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 			if s.periodOf(w, n) > s.period {
 				continue // its next key point belongs to a later period
 			}
+			if w < len(s.yieldedIn) && s.yieldedIn[w] >= s.period && s.period < last {
+				continue // it yielded during this period: it waits for the next one
+			}
 			if g == s.lastW {
 				return g // no preemption within a period
 			}
-			if best == engine.NoGoroutine {
-				best = g
+			if first == engine.NoGoroutine {
+				first = g
+			}
+			if after == engine.NoGoroutine && g > s.spun {
+				after = g
 			}
 		}
-		if best != engine.NoGoroutine {
-			return best
+		// The lowest-numbered goroutine of the period; after a worker yielded, the next one
+		// after it, round robin, so that busy-waiting workers give way in turn.
+		if after != engine.NoGoroutine {
+			return after
+		}
+		if first != engine.NoGoroutine {
+			return first
 		}
 		if s.period < last {
 			s.period++ // the period's lifetime is over

@@ -298,8 +298,8 @@ type periodFixed struct {
 
 func (f *periodFixed) Begin() bool {
 	f.cur, f.job = f.sch, &periodJob{counts: f.counts}
-	f.period, f.lastW = 0, engine.NoGoroutine
-	f.executedKP, f.assign = nil, nil
+	f.period, f.lastW, f.spun = 0, engine.NoGoroutine, engine.NoGoroutine
+	f.executedKP, f.assign, f.yieldedIn = nil, nil, nil
 	f.start()
 	return true
 }

@@ -308,3 +308,75 @@ func TestPeriodParams(t *testing.T) {
 		}
 	}
 }
+
+// periodLockOrder is a lock-order inversion: G1 locks a then b, G2 b then a.
+func periodLockOrder(t *engine.T) {
+	var a, b sync.Mutex
+	engine.GoAll([]func(){
+		func() {
+			engine.Lock(&a, "1.lock a")
+			engine.Lock(&b, "1.lock b")
+			engine.Unlock(&b, "1.unlock b")
+			engine.Unlock(&a, "1.unlock a")
+		},
+		func() {
+			engine.Lock(&b, "2.lock b")
+			engine.Lock(&a, "2.lock a")
+			engine.Unlock(&a, "2.unlock a")
+			engine.Unlock(&b, "2.unlock b")
+		},
+	}, "go")
+}
+
+// TestPeriodPrograms runs PERIOD on small programs with known outcomes: the bug of
+// SCTBench's Figure 1 (T3 between T1's two writes, depth 2: 3 periods for the parallel
+// scheduler, and n+1 = 4 for the serialized one, which needs a period per thread), a lock-order
+// inversion (each thread takes its first lock; the body does not join, so the blocked
+// goroutines are a leak), and busy-wait loops, whose yields must not starve the goroutines
+// they wait for (no false livelock).
+func TestPeriodPrograms(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    func(*engine.T)
+		mode    string
+		periods int
+		bug     engine.BugKind // "" for none
+	}{
+		{"figure1", figure1, strategy.PeriodParallel, 3, engine.Panic},
+		{"figure1", figure1, strategy.PeriodSerial, 3, ""},
+		{"figure1", figure1, strategy.PeriodSerial, 4, engine.Panic},
+		{"lock order", periodLockOrder, strategy.PeriodParallel, 3, engine.Leak},
+		{"lock order", periodLockOrder, strategy.PeriodSerial, 3, engine.Leak},
+		{"busy wait", spinWait(2, 1), strategy.PeriodParallel, 4, ""},
+		{"busy wait", spinWait(2, 1), strategy.PeriodSerial, 4, ""},
+		{"busy wait, body only", spinWait(2, 0), strategy.PeriodParallel, 4, ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%s/P=%d", tt.name, tt.mode, tt.periods), func(t *testing.T) {
+			s, err := strategy.NewPeriod(tt.mode, tt.periods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first engine.BugKind
+			firstAt, firstSch := 0, ""
+			rep := engine.Explore(tt.body, engine.Config{
+				Strategy: s, KeepGoing: true, Schedules: 100_000, MaxSteps: 10_000,
+				OnExecution: func(n int, r *engine.Result) {
+					if r.Bug != nil && first == "" {
+						first, firstAt, firstSch = r.Bug.Kind, n, s.Schedule()
+					}
+				},
+			})
+			if rep.Err != nil || len(rep.Limitations) > 0 {
+				t.Fatalf("exploration failed: %v %v", rep.Err, rep.Limitations)
+			}
+			if first != tt.bug {
+				t.Errorf("first bug %q, want %q", first, tt.bug)
+			}
+			if rep.Stopped != "exhausted" {
+				t.Errorf("stopped %s", rep.Stopped)
+			}
+			t.Logf("%d schedules, %d buggy, first %s at %d %s; %s", rep.Schedules, rep.Buggy, first, firstAt, firstSch, rep.Exhausted)
+		})
+	}
+}

@@ -23,7 +23,7 @@ import (
 )
 
 // Names lists the strategies New knows.
-var Names = []string{"random", "pct", "pos", "rapos", "stride", "dfs", "ipb", "idb"}
+var Names = []string{"random", "pct", "pos", "rapos", "stride", "period", "dfs", "ipb", "idb"}
 
 // paramNames lists the parameters each strategy accepts.
 var paramNames = map[string][]string{
@@ -35,6 +35,7 @@ var paramNames = map[string][]string{
 	"rapos":  {"seed"},
 	"pos":    {"seed"},
 	"stride": {"learn", "lengths", "p", "seed", "smax"},
+	"period": {"mode", "periods"},
 }
 
 // New returns the strategy called name (one of Names; replay is constructed separately),
@@ -51,6 +52,10 @@ var paramNames = map[string][]string{
 //   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default).
 //   - rapos, pos: seed (as for random). Random partial order sampling (seed 001) and partial
 //     order sampling (Yuan, Yang and Gu, CAV 2018).
+//   - period: PERIOD (seed 003). mode — parallel (default; the paper's definitive
+//     scheduler, §3.2.2) or serial (§3.2.1); periods — the period bound P (≥ 1, default 4:
+//     bugs of depth ≤ P−1). Systematic: the exploration ends when every discovered slice has
+//     been explored with ≤ P periods.
 //   - stride: randomized stride scheduling (seed 000). smax — fixed maximum stride (≥ 1,
 //     default 2); or p — target probability in (0, 0.5) of covering the least likely ordering
 //     edge per execution, selecting the length-based smax = ⌈L/r⌉ (e.g. 0.000465 or 0.0216,
@@ -146,6 +151,16 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		return p, nil
 	case "stride":
 		return NewStrideParams(params, seed)
+	case "period":
+		mode := strings.TrimSpace(params["mode"])
+		if mode == "" {
+			mode = PeriodParallel
+		}
+		p, err := intParam("periods", 1, DefaultPeriods)
+		if err != nil {
+			return nil, err
+		}
+		return NewPeriod(mode, p)
 	case "dfs":
 		return NewDFS(), nil
 	default: // ipb, idb

@@ -1714,6 +1714,11 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 		}
 		return "switch " + strings.Join(names, ", ") + " := " + strings.Join(exprs, ", ") + "; " + call + " {"
 	})
+	if !hasDefault {
+		// A select without default is a terminating statement; a switch needs a default to
+		// be one. Select never returns a case that does not exist.
+		r.addEdit(s.Body.Rbrace, s.Body.Rbrace+1, func() string { return "default: panic(\"unreachable\") }" })
+	}
 	for i, cl := range clauses {
 		cc := cl.(*ast.CommClause)
 		i := i

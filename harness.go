@@ -224,3 +224,29 @@ func bugEvent(r *engine.Result, path string) *EventBug {
 	}
 	return &EventBug{Kind: string(b.Kind), Message: b.Message, Position: pos, Schedule: path, Preemptions: r.Preemptions, Step: b.Step}
 }
+
+// minimizeFile minimizes the schedule file at path (interleave minimize) into out.
+func minimizeFile(t testing.TB, body func(*T), o options, info schedule.Test, path, out string) {
+	t.Helper()
+	e := resultEvent(t.Name(), info, &Report{Strategy: "minimize"})
+	f, err := schedule.Load(path)
+	if err == nil {
+		err = f.Check(info)
+	}
+	var res *minimize.Result
+	if err == nil {
+		res, err = minimize.Minimize(body, f, minimize.Options{Time: o.minimize})
+	}
+	if err == nil {
+		err = res.File.Save(out)
+	}
+	if err != nil {
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
+		t.Fatalf("interleave: minimize %s: %v", path, err)
+	}
+	e.Bug = &EventBug{Kind: string(res.Bug.Kind), Message: res.Bug.Message, Position: res.Bug.Pos, Schedule: out,
+		Preemptions: res.After, FoundPreemptions: res.Before, Step: res.Bug.Step}
+	e.Schedules = res.Executions
+	o.events.write(e)
+}

@@ -118,6 +118,10 @@ func explore(t testing.TB, body func(*T), o options) *Report {
 	if o.replay != "" {
 		return replay(t, body, o, info)
 	}
+	if p := os.Getenv("INTERLEAVE_MINIMIZE_FILE"); p != "" {
+		minimizeFile(t, body, o, info, p, os.Getenv("INTERLEAVE_MINIMIZE_OUT"))
+		return nil
+	}
 	fail := func(rep *Report, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		if rep == nil {

@@ -3,6 +3,7 @@ package interleave
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -43,7 +44,10 @@ func FormatFailure(rep *Report, schedulePath, test string) string {
 	WriteGoroutines(&b, bug.Goroutines)
 	if schedulePath != "" {
 		fmt.Fprintf(&b, "schedule: %s\n", schedulePath)
-		if test != "" {
+		switch {
+		case os.Getenv("INTERLEAVE_CLI") != "":
+			fmt.Fprintf(&b, "replay:   interleave replay %s\n", schedulePath)
+		case test != "":
 			fmt.Fprintf(&b, "replay:   INTERLEAVE_REPLAY=%s go test -run '^%s$'\n", schedulePath, strings.SplitN(test, "/", 2)[0])
 		}
 	}
@@ -62,7 +66,10 @@ func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
 		}
 		fmt.Fprintln(w, ":")
 		for _, f := range g.Stack {
-			fmt.Fprintf(w, "    %s\n        %s:%d\n", f.Func, f.File, f.Line)
+			// The instrumenter renames TestXxx to __ilTestXxx (and runs it from a TestXxx of
+			// its own): show the name the developer wrote.
+			fn := strings.Replace(f.Func, ".__ilTest", ".Test", 1)
+			fmt.Fprintf(w, "    %s\n        %s:%d\n", fn, f.File, f.Line)
 		}
 	}
 	fmt.Fprintln(w)

@@ -6,6 +6,7 @@
 //	interleave test [flags] [packages]  explore the interleavings of a package's tests
 //	interleave demo [flags] [program]   explore a bundled example and print the bug's schedule
 //	interleave replay [flags] FILE      replay a schedule file step by step
+//	interleave minimize [flags] FILE    shrink a schedule to the fewest preemptions that keep its bug
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
 // tool could not run.
@@ -35,6 +36,7 @@ var commands = []command{
 	{"test", "[flags] [packages]", "explore the interleavings of a package's tests", runTest},
 	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
 	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
+	{"minimize", "[flags] FILE", "shrink a schedule to the fewest preemptions that keep its bug", runMinimize},
 }
 
 func main() {
@@ -81,4 +83,10 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "\tinterleave %-8s %-18s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'interleave COMMAND -h' for a command's flags.\n")
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
 }

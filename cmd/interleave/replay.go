@@ -29,7 +29,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.Test.Package != demo.Package {
-		return fmt.Errorf("%s is a schedule of %s; this version of interleave replays the bundled demos only (run the test itself with INTERLEAVE_REPLAY=%s go test -run '^%s$')", path, f.Test, path, f.Test.Name)
+		return replayTest(path, f, *until, stdout, stderr)
 	}
 	prog, ok := demo.Lookup(f.Test.Name)
 	if !ok {

@@ -340,15 +340,14 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 		out.toolError(o)
 		return o
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		o.Err = err.Error()
-		out.toolError(o)
-		return o
+	env := []string{
+		"INTERLEAVE_SCHEDULES=" + strconv.Itoa(f.schedules),
+		"INTERLEAVE_SEED=" + strconv.FormatUint(f.seed, 10),
+		"INTERLEAVE_KEEP_GOING=" + strconv.FormatBool(f.keepGoing),
+		"INTERLEAVE_MINIMIZE=" + f.minimize.String(),
+		"INTERLEAVE_SCHEDULE_DIR=" + storeDir,
+		"INTERLEAVE_REPLAY=",
 	}
-	cmd := exec.CommandContext(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
-	cmd.Dir = p.Dir
-	cmd.ExtraFiles = []*os.File{w}
 	strat := f.strategy
 	if len(f.params) > 0 {
 		var kv []string
@@ -358,62 +357,23 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 		sort.Strings(kv)
 		strat += ":" + strings.Join(kv, ",")
 	}
-	cmd.Env = append(os.Environ(),
-		"INTERLEAVE_EVENTS=/dev/fd/3",
-		"INTERLEAVE_STRATEGY="+strat,
-		"INTERLEAVE_SCHEDULES="+strconv.Itoa(f.schedules),
-		"INTERLEAVE_SEED="+strconv.FormatUint(f.seed, 10),
-		"INTERLEAVE_KEEP_GOING="+strconv.FormatBool(f.keepGoing),
-		"INTERLEAVE_MINIMIZE="+f.minimize.String(),
-		"INTERLEAVE_SCHEDULE_DIR="+storeDir,
-		"INTERLEAVE_REPLAY=",
-	)
+	env = append(env, "INTERLEAVE_STRATEGY="+strat)
 	if f.time > 0 {
-		cmd.Env = append(cmd.Env, "INTERLEAVE_TIME="+f.time.String())
+		env = append(env, "INTERLEAVE_TIME="+f.time.String())
 	}
 	if f.maxSteps != 0 {
-		cmd.Env = append(cmd.Env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(f.maxSteps))
+		env = append(env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(f.maxSteps))
 	}
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	if err := cmd.Start(); err != nil {
-		w.Close()
-		r.Close()
-		o.Err = err.Error()
-		out.toolError(o)
-		return o
-	}
-	w.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var e interleave.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			continue
-		}
-		switch e.Event {
-		case "progress":
-			out.progress(&e)
-		case "result":
-			ev := e
-			o.Result = &ev
-		}
-	}
-	r.Close()
-	waitErr := cmd.Wait()
+	res, log, err := execTest(ctx, p, test, env, out.progress)
 	if f.verbose {
-		out.verboseLog(log.String())
+		out.verboseLog(log)
 	}
+	o.Result = res
 	switch {
-	case o.Result == nil:
-		msg := fmt.Sprintf("the test binary ended without a result (%v)", waitErr)
-		if tail := lastLines(log.String(), 30); tail != "" {
-			msg += ":\n" + indentLines(tail, "\t")
-		}
-		o.Err = msg
-	case o.Result.Error != "":
-		o.Err = o.Result.Error
+	case err != nil:
+		o.Err = err.Error()
+	case res.Error != "":
+		o.Err = res.Error
 	}
 	if o.Err != "" {
 		out.toolError(o)
@@ -421,6 +381,55 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 	}
 	out.result(o)
 	return o
+}
+
+// execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
+// returns its result event and its output. Progress events go to progress as they come.
+func execTest(ctx context.Context, p *instrument.Package, test string, env []string, progress func(*interleave.Event)) (*interleave.Event, string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
+	cmd.Dir = p.Dir
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1"), env...)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		r.Close()
+		return nil, "", fmt.Errorf("run the test binary of %s: %w", p.ImportPath, err)
+	}
+	w.Close()
+	var result *interleave.Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		var e interleave.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			continue
+		}
+		switch e.Event {
+		case "progress":
+			if progress != nil {
+				progress(&e)
+			}
+		case "result":
+			result = &e
+		}
+	}
+	r.Close()
+	waitErr := cmd.Wait()
+	if result == nil {
+		msg := fmt.Sprintf("the test binary ended without a result (%v)", waitErr)
+		if tail := lastLines(log.String(), 30); tail != "" {
+			msg += ":\n" + indentLines(tail, "\t")
+		}
+		return nil, log.String(), errors.New(msg)
+	}
+	return result, log.String(), nil
 }
 
 // saveRun writes the run's summary to .interleave/runs at the module root.

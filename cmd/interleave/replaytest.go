@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/instrument"
+)
+
+// buildFor instruments and builds the package of the schedule file f, found from the file's
+// own location (the results store is at its module's root) or else from the working
+// directory.
+func buildFor(ctx context.Context, path string, f *schedule.File, work string) (*instrument.Package, error) {
+	root, err := moduleRootFor(path, f.Test.Module)
+	if err != nil {
+		return nil, err
+	}
+	res, err := instrument.Build(ctx, instrument.Config{Dir: root, Patterns: []string{f.Test.Package}, Work: work})
+	if err != nil {
+		var ie *instrument.Error
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("%s of the schedule's package failed:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
+		}
+		return nil, err
+	}
+	for _, p := range res.Packages {
+		if p.ImportPath == f.Test.Package && p.Binary != "" {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("package %s of the schedule has no tests", f.Test.Package)
+}
+
+// moduleRootFor finds the root of module mod: a directory above the schedule file or the
+// working directory whose go.mod declares it.
+func moduleRootFor(path, mod string) (string, error) {
+	var starts []string
+	if abs, err := filepath.Abs(path); err == nil {
+		starts = append(starts, filepath.Dir(abs))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	for _, dir := range starts {
+		for d := dir; ; d = filepath.Dir(d) {
+			if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modfile.ModulePath(b) == mod {
+				return d, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("module %s of the schedule not found above %s or the working directory", mod, path)
+}
+
+// replayTest replays a schedule of an ordinary test: it builds the test's package
+// instrumented, runs the test with the schedule, and prints the trace and the bug.
+func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	work, err := os.MkdirTemp("", "interleave-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	p, err := buildFor(ctx, path, f, work)
+	if err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(path)
+	res, log, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs}, nil)
+	if err != nil {
+		return err
+	}
+	if res.Error != "" {
+		return fmt.Errorf("replay %s: %s", path, res.Error)
+	}
+	steps := res.Trace
+	if until > 0 {
+		steps = truncateSteps(steps, until)
+	}
+	interleave.WriteSchedule(stdout, steps)
+	if until > 0 && until < f.Result.Steps {
+		fmt.Fprintf(stdout, "\nstopped after step %d of %d.\n", until, f.Result.Steps)
+		return nil
+	}
+	if res.Bug == nil {
+		fmt.Fprintf(stdout, "\nthe schedule passes.\n")
+		_ = log
+		return nil
+	}
+	fmt.Fprint(stdout, "\n"+res.Report)
+	return errBug
+}
+
+// runMinimize shrinks a schedule file to the fewest preemptions that still give its bug and
+// writes the result beside it.
+func runMinimize(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("minimize", stderr)
+	budget := fs.Duration("time", 0, "time budget (0: until 1-minimal)")
+	outPath := fs.String("o", "", "write the minimized schedule to `FILE` (default: beside the input, .min.json)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one schedule file", errUsage)
+	}
+	path := fs.Arg(0)
+	f, err := schedule.Load(path)
+	if err != nil {
+		return err
+	}
+	if f.Bug == nil {
+		return fmt.Errorf("%s: the schedule has no bug to keep", path)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	work, err := os.MkdirTemp("", "interleave-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	p, err := buildFor(ctx, path, f, work)
+	if err != nil {
+		return err
+	}
+	dst := *outPath
+	if dst == "" {
+		dst = strings.TrimSuffix(path, ".json") + ".min.json"
+	}
+	abs, _ := filepath.Abs(path)
+	absDst, _ := filepath.Abs(dst)
+	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_MINIMIZE_FILE=" + abs, "INTERLEAVE_MINIMIZE_OUT=" + absDst, "INTERLEAVE_MINIMIZE=" + budget.String()}, nil)
+	if err != nil {
+		return err
+	}
+	if res.Error != "" {
+		return fmt.Errorf("minimize %s: %s", path, res.Error)
+	}
+	if res.Bug == nil {
+		return fmt.Errorf("minimize %s: no result", path)
+	}
+	fmt.Fprintf(stdout, "%s: %s at %s\npreemptions: %d → %d\nwritten: %s\n", path, res.Bug.Kind, res.Bug.Position, res.Bug.FoundPreemptions, res.Bug.Preemptions, dst)
+	_ = strconv.Itoa
+	return nil
+}

@@ -244,6 +244,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{}
 	rewritten := map[string]string{} // original file -> rewritten file
 	var mainModule *packages.Module
+	others := map[string]*packages.Module{} // instrumented modules besides the main one, by directory
 	instrumented := func(p *packages.Package) bool {
 		if p.Module == nil {
 			return false
@@ -274,6 +275,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		if p.Module.Main && mainModule == nil {
 			mainModule = p.Module
+		}
+		if !p.Module.Main && p.Module.Dir != "" {
+			others[p.Module.Dir] = p.Module
 		}
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
@@ -343,9 +347,15 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 			res.Packages = append(res.Packages, &Package{ImportPath: p.PkgPath, Dir: pkgDir(p)})
 		}
 	}
+	// The go command refuses overlays of files in the module cache: the instrumented modules
+	// that live there are copied, rewritten files and all, and replaced by their copies.
+	copies, replaces, err := copyCachedModules(ctx, cfg, others, rewritten)
+	if err != nil {
+		return nil, err
+	}
 	overlay := struct{ Replace map[string]string }{map[string]string{}}
 	for orig, dst := range rewritten {
-		if dst != "" {
+		if dst != "" && movedTo(copies, orig) == "" {
 			overlay.Replace[orig] = dst
 		}
 	}
@@ -354,7 +364,12 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err := os.WriteFile(overlayPath, ob, 0o644); err != nil {
 		return nil, err
 	}
-	modArgs, err := modFile(ctx, cfg, mainModule, rt)
+	if mainModule == nil {
+		// Only other modules' packages were selected (-instrument): the main module is
+		// the one cfg.Dir is in.
+		mainModule = findMainModule(ctx, cfg)
+	}
+	modArgs, err := modFile(ctx, cfg, mainModule, rt, replaces)
 	if err != nil {
 		return nil, err
 	}
@@ -369,6 +384,13 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		pkg := &Package{ImportPath: strings.TrimSuffix(t.main.PkgPath, ".test"), Dir: pkgDir(p)}
 		if p.Module != nil {
 			pkg.ModulePath, pkg.ModuleDir = p.Module.Path, p.Module.Dir
+		}
+		// A package of a copied module runs in its copy (the module cache is read-only).
+		if d := movedTo(copies, pkg.Dir); d != "" {
+			pkg.Dir = d
+		}
+		if d := movedTo(copies, pkg.ModuleDir); d != "" {
+			pkg.ModuleDir = d
 		}
 		pkg.Binary = filepath.Join(cfg.Work, "bin", strings.ReplaceAll(pkg.ImportPath, "/", "_")+".test")
 		args := []string{"test", "-c", "-o", pkg.Binary, "-overlay", overlayPath}
@@ -401,7 +423,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 
 // modFile makes the alternate go.mod that requires the runtime copy, and returns the go
 // command flags that use it. The main module's own go.mod and go.sum are not touched.
-func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string) ([]string, error) {
+func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, replaces []string) ([]string, error) {
 	if m == nil || m.GoMod == "" {
 		return nil, errors.New("no main module: run interleave inside a Go module")
 	}
@@ -425,9 +447,13 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string) ([]
 			return nil, err
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "edit",
-		"-require="+runtimeModule+"@v0.0.0-00010101000000-000000000000",
-		"-replace="+runtimeModule+"="+rt, gomod)
+	editArgs := []string{"mod", "edit",
+		"-require=" + runtimeModule + "@v0.0.0-00010101000000-000000000000",
+		"-replace=" + runtimeModule + "=" + rt}
+	for _, r := range replaces {
+		editArgs = append(editArgs, "-replace="+r)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(editArgs, gomod)...)
 	cmd.Dir = cfg.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, &Error{"go mod edit", string(out)}
@@ -437,6 +463,116 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string) ([]
 		args = append(args, "-mod=mod")
 	}
 	return args, nil
+}
+
+// copyCachedModules copies each module of mods that lives in the module cache into
+// cfg.Work/mods, with the rewritten files of rewritten in place of the originals. It returns
+// the copies (module directory -> copy) and the go mod edit -replace arguments that use them.
+func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*packages.Module, rewritten map[string]string) (map[string]string, []string, error) {
+	if len(mods) == 0 {
+		return nil, nil, nil
+	}
+	cmd := exec.CommandContext(ctx, "go", "env", "GOMODCACHE")
+	cmd.Dir = cfg.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil, &Error{"go env GOMODCACHE", err.Error()}
+	}
+	cache := strings.TrimSpace(string(out))
+	if cache == "" {
+		return nil, nil, nil
+	}
+	copies := map[string]string{}
+	var replaces []string
+	dirs := make([]string, 0, len(mods))
+	for d := range mods {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		m := mods[dir]
+		if rel, err := filepath.Rel(cache, dir); err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		sum := sha256.Sum256([]byte(dir))
+		dst := filepath.Join(cfg.Work, "mods", hex.EncodeToString(sum[:8])+"_"+filepath.Base(dir))
+		if err := copyTree(dir, dst); err != nil {
+			return nil, nil, fmt.Errorf("copy %s: %w", m.Path, err)
+		}
+		copies[dir] = dst
+		left := m.Path
+		if m.Version != "" {
+			left += "@" + m.Version
+		}
+		replaces = append(replaces, left+"="+dst)
+	}
+	for orig, rw := range rewritten {
+		if rw == "" {
+			continue
+		}
+		if to := movedTo(copies, orig); to != "" {
+			b, err := os.ReadFile(rw)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := os.WriteFile(to, b, 0o644); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return copies, replaces, nil
+}
+
+// movedTo is where path is in the copy of the copied directory it is under; "" when it is
+// under none of copies.
+func movedTo(copies map[string]string, path string) string {
+	for from, to := range copies {
+		if rel, err := filepath.Rel(from, path); err == nil && !strings.HasPrefix(rel, "..") && path != "" {
+			return filepath.Join(to, rel)
+		}
+	}
+	return ""
+}
+
+// copyTree copies the directories and regular files under src to dst, writable.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+// findMainModule asks the go command for the main module of cfg.Dir; nil when there is none.
+func findMainModule(ctx context.Context, cfg Config) *packages.Module {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-json")
+	cmd.Dir = cfg.Dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var m packages.Module
+	if err := json.Unmarshal(out, &m); err != nil || m.GoMod == "" {
+		return nil
+	}
+	return &m
 }
 
 func pkgDir(p *packages.Package) string {

@@ -219,6 +219,17 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 func bugEvent(r *engine.Result, path string) *EventBug {
 	b := r.Bug
 	pos := b.Pos
+	// Positions of operations are module-relative (the instrumenter writes them so); a
+	// failure's position comes from runtime.Caller, absolute: make it relative too.
+	if filepath.IsAbs(pos) {
+		if wd, err := os.Getwd(); err == nil {
+			if root, _, ok := findModule(wd); ok {
+				if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+					pos = filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
 	if abs, err := filepath.Abs(path); err == nil && path != "" {
 		path = abs
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,13 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 	}
 	for _, p := range res.Packages {
 		if p.ImportPath == f.Test.Package && p.Binary != "" {
+			tests, err := listTests(ctx, p, "^"+regexp.QuoteMeta(f.Test.Name)+"$")
+			if err != nil {
+				return nil, err
+			}
+			if len(tests) == 0 {
+				return nil, fmt.Errorf("%s is a schedule of test %s, which package %s does not have (renamed or removed since)", path, f.Test.Name, f.Test.Package)
+			}
 			return p, nil
 		}
 	}
@@ -85,7 +93,11 @@ func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writ
 		return err
 	}
 	if res.Error != "" {
-		return fmt.Errorf("replay %s: %s", path, res.Error)
+		msg := res.Error
+		if strings.Contains(msg, "diverged") {
+			msg += "\nthe test did something else under the same schedule: it depends on something the scheduler does not control (files, the real clock, math/rand, a package variable an earlier execution changed)"
+		}
+		return fmt.Errorf("%s", msg)
 	}
 	steps := res.Trace
 	if until > 0 {

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	binErr    error
+)
+
+// interleaveBinary builds the interleave command once for the tests that run it as a user
+// does, in another directory.
+func interleaveBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "interleave-cmd-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "interleave")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = err
+			binPath = string(out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("build interleave: %v\n%s", binErr, binPath)
+	}
+	return binPath
+}
+
+// interleaveIn runs the interleave command in dir and returns its exit code and output.
+func interleaveIn(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(interleaveBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run interleave: %v", err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// The examples of testdata/examples: each bug is found by the default strategy within the
+// default budget of 10,000 schedules, its schedule replays to the same bug, and no file of
+// the example is modified.
+func TestExamplesEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds eight instrumented test binaries")
+	}
+	examples := []struct {
+		dir, test, kind, want string
+	}{
+		{"counter", "TestConcurrentWithdraw", "fail", "withdrawals succeeded"},
+		{"lockorder", "TestOppositeTransfers", "deadlock", ""},
+		{"leak", "TestLoadFailure", "leak", ""},
+		{"wgadd", "TestRunnerWait", "fail", ""},
+		{"closedchan", "TestCloseWhileSending", "panic", "send on closed channel"},
+		{"timeout", "TestProfile", "fail", "timed out"},
+		{"rlock", "TestLookupDuringPut", "deadlock", ""},
+		{"doublecheck", "TestConcurrentLookup", "fail", ""},
+	}
+	root, err := filepath.Abs("../../testdata/examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range examples {
+		t.Run(ex.dir, func(t *testing.T) {
+			dir := filepath.Join(root, ex.dir)
+			before := gitStatus(t, dir)
+			code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "2s", ".")
+			if code != 1 {
+				t.Fatalf("interleave test: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			final := finalEvent(t, out, ex.test)
+			if final.Action != "fail" || final.Bug == nil || final.Bug.Kind != ex.kind {
+				t.Fatalf("final event %+v, want a %s bug\n%s", final, ex.kind, out)
+			}
+			if !strings.Contains(final.Bug.Message, ex.want) {
+				t.Errorf("bug message %q lacks %q", final.Bug.Message, ex.want)
+			}
+			if final.Bug.Position == "" || final.Schedules == nil || *final.Schedules > 10000 {
+				t.Errorf("final event lacks position or schedules: %+v", final)
+			}
+			t.Logf("%s: %s after %d schedule(s) at %s, %d preemption(s)", ex.dir, final.Bug.Kind, *final.Schedules, final.Bug.Position, final.Bug.Preemptions)
+			f, err := schedule.Load(final.Bug.Schedule)
+			if err != nil {
+				t.Fatalf("saved schedule: %v", err)
+			}
+			if f.Bug == nil || f.Bug.Kind != ex.kind {
+				t.Fatalf("saved schedule's bug %+v, want %s", f.Bug, ex.kind)
+			}
+			code, out, errOut = interleaveIn(t, dir, nil, "replay", final.Bug.Schedule)
+			if code != 1 || !strings.Contains(out, ex.kind+" found by replay") {
+				t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if after := gitStatus(t, dir); after != before {
+				t.Errorf("git status of %s changed:\nbefore:\n%s\nafter:\n%s", ex.dir, before, after)
+			}
+		})
+	}
+}
+
+func gitStatus(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".").Output()
+	if err != nil {
+		t.Skipf("git status: %v (not a git checkout)", err)
+	}
+	return string(out)
+}
+
+func finalEvent(t *testing.T, out, test string) jsonEvent {
+	t.Helper()
+	var final jsonEvent
+	found := false
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var e jsonEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("-json output line %q: %v", sc.Text(), err)
+		}
+		if e.Test == test && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			final, found = e, true
+		}
+	}
+	if !found {
+		t.Fatalf("no final event for %s in:\n%s", test, out)
+	}
+	return final
+}
+
+// writeModule writes a module of files (name -> content) into a new directory.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.22\n"
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const racyTest = `package m
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestLostUpdate(t *testing.T) {
+	n := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n++
+		}()
+	}
+	wg.Wait()
+	if n != 2 {
+		t.Fatalf("n = %d, want 2", n)
+	}
+}
+`
+
+// Bad input: each gives exit status 2 and a message that says what and where.
+func TestTestBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	t.Run("compile error", func(t *testing.T) {
+		dir := writeModule(t, map[string]string{"m.go": "package m\n\nfunc F() int {\n\treturn \"x\"\n}\n", "m_test.go": racyTest})
+		code, _, errOut := interleaveIn(t, dir, nil, "test", ".")
+		if code != 2 || !strings.Contains(errOut, "m.go:4:") || !strings.Contains(errOut, "nothing was run") {
+			t.Fatalf("exit %d, want 2 with the original position m.go:4\n%s", code, errOut)
+		}
+	})
+	dir := writeModule(t, map[string]string{"m_test.go": racyTest})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run matches nothing", []string{"test", "-run", "TestNothing", "."}, `no test matches -run "TestNothing"`},
+		{"unknown strategy", []string{"test", "-strategy", "fastest", "."}, `unknown strategy "fastest"`},
+		{"unknown parameter", []string{"test", "-strategy", "pct", "-depth", "3", "."}, `pct: unknown parameter "depth"`},
+		{"bad parameter", []string{"test", "-strategy", "pct", "-d", "zero", "."}, `parameter d must be an integer`},
+		{"bad regexp", []string{"test", "-run", "(", "."}, `-run "("`},
+		{"no package", []string{"test", "./nosuchdir"}, `nothing was run`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := interleaveIn(t, dir, nil, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, want 2 with %q\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errOut)
+			}
+		})
+	}
+
+	// A schedule of the bug, then files that do not fit.
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", ".")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	path := finalEvent(t, out, "TestLostUpdate").Bug.Schedule
+	edit := func(name string, change func(f *schedule.File)) string {
+		f, err := schedule.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(f)
+		p := filepath.Join(filepath.Dir(path), name)
+		if err := f.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		file string
+		want string
+	}{
+		{"other test", edit("other.json", func(f *schedule.File) { f.Test.Name = "TestSomethingElse" }), "TestSomethingElse"},
+		{"older binary", edit("older.json", func(f *schedule.File) { f.Test.Build = "0123456789abcdef" }), "0123456789abcdef"},
+		{"corrupt", func() string {
+			p := filepath.Join(dir, "corrupt.json")
+			os.WriteFile(p, []byte(`{"version": 1, "test": `), 0o644)
+			return p
+		}(), "corrupt.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := interleaveIn(t, dir, nil, "replay", tc.file)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, want 2 with %q\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errOut)
+			}
+			t.Logf("%s", errOut)
+		})
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the original schedule is gone: %v", err)
+	}
+}
+
+const nondeterministicTest = `package m
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The first execution in the marker directory's life starts a goroutine that later ones do
+// not: a test whose behaviour depends on state outside the schedule.
+func TestDependsOnDisk(t *testing.T) {
+	marker := filepath.Join(os.Getenv("MARKER_DIR"), "seen")
+	_, err := os.Stat(marker)
+	first := err != nil
+	os.WriteFile(marker, nil, 0o644)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	if first {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if first {
+		t.Fatal("first execution fails")
+	}
+}
+`
+
+// A test that is nondeterministic on its own is caught at replay: the replay diverges from
+// the schedule and says where, with exit status 2.
+func TestNondeterministicTestDetectedAtReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("uses /dev/fd")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": nondeterministicTest})
+	env := []string{"MARKER_DIR=" + t.TempDir()}
+	code, out, errOut := interleaveIn(t, dir, env, "test", "-json", "-minimize", "0", ".")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	path := finalEvent(t, out, "TestDependsOnDisk").Bug.Schedule
+	code, out, errOut = interleaveIn(t, dir, env, "replay", path)
+	if code != 2 || !strings.Contains(errOut, "step") {
+		t.Fatalf("replay: exit %d, want 2 with the step where it diverged\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	t.Logf("%s", errOut)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // output writes what interleave test reports: human text (with a live progress line when
@@ -152,6 +153,7 @@ func (o *output) result(t testOutcome) {
 	switch {
 	case e.Bug != nil:
 		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, indentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
+		o.schedule(e.Bug)
 		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, thousands(e.Schedules))
 	case e.Stopped == "skipped":
 		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
@@ -169,6 +171,42 @@ func (o *output) result(t testOutcome) {
 			fmt.Fprintf(o.stdout, "    limitation: %s\n", l.Message)
 		}
 	}
+}
+
+// maxShownSteps bounds the schedule printed after a bug; replay shows it all.
+const maxShownSteps = 200
+
+// schedule prints the saved schedule of a bug, step by step.
+func (o *output) schedule(b *interleave.EventBug) {
+	f, err := schedule.Load(b.Schedule)
+	if err != nil {
+		fmt.Fprintf(o.stdout, "    (schedule not readable: %v)\n", err)
+		return
+	}
+	steps := f.Steps
+	runs := 0
+	for _, s := range steps {
+		if s.Kind == schedule.Run {
+			runs++
+		}
+	}
+	fmt.Fprintf(o.stdout, "    the schedule (%d steps, %d preemption(s)):\n", runs, b.Preemptions)
+	var buf strings.Builder
+	if runs > maxShownSteps {
+		fmt.Fprintf(o.stdout, "    ... the first %d steps are not shown: interleave replay %s shows them\n", runs-maxShownSteps, b.Schedule)
+		n := 0
+		for i, s := range steps {
+			if s.Kind == schedule.Run {
+				n++
+			}
+			if n > runs-maxShownSteps {
+				steps = steps[i:]
+				break
+			}
+		}
+	}
+	interleave.WriteSchedule(&buf, steps)
+	fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
 }
 
 // thousands formats n with thousands separators: 12,345.

@@ -232,6 +232,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	wd, f.packages = moduleOf(wd, f.packages)
 	work, err := os.MkdirTemp("", "interleave-build-")
 	if err != nil {
 		return err
@@ -304,6 +305,54 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return errBug
 	}
 	return nil
+}
+
+// moduleOf lets the packages be given as the directory of another module (an example under
+// testdata, a checkout next to this one): when every pattern is a directory of one module
+// other than the working directory's, the build runs in that module, as if run there.
+func moduleOf(wd string, patterns []string) (string, []string) {
+	root := func(dir string) string {
+		for d := dir; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				return ""
+			}
+		}
+	}
+	here := root(wd)
+	var other string
+	var rel []string
+	for _, p := range patterns {
+		if !(strings.HasPrefix(p, ".") || filepath.IsAbs(p)) {
+			return wd, patterns
+		}
+		dir, suffix := p, ""
+		if strings.HasSuffix(p, "/...") {
+			dir, suffix = strings.TrimSuffix(p, "/..."), "/..."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(wd, dir)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return wd, patterns
+		}
+		r := root(dir)
+		if r == "" || r == here || (other != "" && r != other) {
+			return wd, patterns
+		}
+		other = r
+		p, err := filepath.Rel(r, dir)
+		if err != nil {
+			return wd, patterns
+		}
+		rel = append(rel, "./"+filepath.ToSlash(p)+suffix)
+	}
+	if other == "" {
+		return wd, patterns
+	}
+	return other, rel
 }
 
 // errQuiet is a tool failure already reported: exit status 2 without another message.

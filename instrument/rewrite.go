@@ -53,6 +53,9 @@ type fileRewriter struct {
 	problems []Problem
 	tests    []string // renamed test functions
 	changed  bool
+	// aliases are the imports the rewrite adds to name types in conversions (see conv),
+	// by import name.
+	aliases map[string]*types.Package
 }
 
 type edit struct {
@@ -205,6 +208,23 @@ func (r *fileRewriter) output() []byte {
 	for _, name := range r.tests {
 		fmt.Fprintf(&sb, "\nfunc %s(t *%s.T) { %s.RunTest(t, __il%s) }\n", name, r.testingImport(), harnessName, name)
 	}
+	// The rewrite may remove every use of an import of these packages (a file whose only
+	// use of runtime is runtime.Gosched): keep them used.
+	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background"}
+	for _, imp := range r.file.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		fn, ok := keep[path]
+		if !ok {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name != "_" && name != "." {
+			fmt.Fprintf(&sb, "\nvar _ = %s.%s\n", name, fn)
+		}
+	}
 	for _, n := range names {
 		// Keep every added import used even where all uses were given up.
 		switch n {
@@ -214,9 +234,236 @@ func (r *fileRewriter) output() []byte {
 			fmt.Fprintf(&sb, "\nvar _ = %s.RunTest\n", n)
 		case testingName:
 			fmt.Fprintf(&sb, "\nvar _ = %s.Verbose\n", n)
+		default:
+			if p := r.aliases[n]; p != nil {
+				if keep := keepAlive(p, n); keep != "" {
+					fmt.Fprintf(&sb, "\n%s\n", keep)
+				}
+			}
 		}
 	}
+	// The rewrite may leave an import of the file without uses (all of a file's calls of
+	// sync/atomic become engine calls): keep those used.
+	for _, imp := range r.file.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		sym, ok := replacedPkgs[path]
+		if !ok || !r.changed {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name == "_" || name == "." {
+			continue
+		}
+		fmt.Fprintf(&sb, "\nvar _ = %s.%s\n", name, sym)
+	}
 	return []byte(sb.String())
+}
+
+// replacedPkgs are the packages whose functions the rewrite replaces by the engine's, with a
+// function of each that keeps an import of them used.
+var replacedPkgs = map[string]string{
+	"sync":        "NewCond",
+	"sync/atomic": "AddInt32",
+	"time":        "Now",
+	"context":     "Background",
+	"runtime":     "Gosched",
+}
+
+// keepAlive is a declaration that uses the package p imported as name; "" when p has no
+// exported object to use.
+func keepAlive(p *types.Package, name string) string {
+	for _, n := range p.Scope().Names() {
+		o := p.Scope().Lookup(n)
+		if !o.Exported() {
+			continue
+		}
+		switch o := o.(type) {
+		case *types.TypeName:
+			if named, ok := o.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
+				continue
+			}
+			if _, ok := o.Type().(*types.Alias); ok {
+				continue
+			}
+			return "var _ *" + name + "." + n
+		case *types.Func:
+			if sig, ok := o.Type().(*types.Signature); ok && sig.TypeParams().Len() > 0 {
+				continue
+			}
+			return "var _ = " + name + "." + n
+		case *types.Var, *types.Const:
+			return "var _ = " + name + "." + n
+		}
+	}
+	return ""
+}
+
+// conv is text, the rewritten text of an expression of type from, as a value of type to. An
+// engine function's type parameters are inferred from all of its arguments, and inference
+// does not assign: a *bytes.Buffer stored into an io.Writer, a concrete error sent on a chan
+// error, a named key of a map whose key type is its underlying type all fail to compile. The
+// value is converted to the target type, named in the file's terms; when that type cannot be
+// named here (an unexported type of another package), text is returned as it is.
+func (r *fileRewriter) conv(text string, from, to types.Type) string {
+	if from == nil || to == nil || types.Identical(from, to) {
+		return text
+	}
+	if b, ok := from.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return text
+	}
+	name, ok := r.typeName(to)
+	if !ok {
+		return text
+	}
+	return "(" + name + ")(" + text + ")"
+}
+
+// typeName is the Go text of t in this file, adding imports as needed; false when t cannot be
+// named here.
+func (r *fileRewriter) typeName(t types.Type) (string, bool) {
+	var self *types.Package
+	for _, o := range r.info.Defs {
+		if o != nil && o.Pkg() != nil {
+			self = o.Pkg()
+			break
+		}
+	}
+	ok := true
+	var visit func(t types.Type)
+	seen := map[types.Type]bool{}
+	visit = func(t types.Type) {
+		if seen[t] || !ok {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.Named:
+			if o := t.Obj(); o.Pkg() != nil && o.Pkg() != self {
+				if !o.Exported() || !importable(self, o.Pkg().Path()) {
+					ok = false
+				}
+			}
+			if ta := t.TypeArgs(); ta != nil {
+				for i := 0; i < ta.Len(); i++ {
+					visit(ta.At(i))
+				}
+			}
+		case *types.Alias:
+			visit(types.Unalias(t))
+		case *types.Pointer:
+			visit(t.Elem())
+		case *types.Slice:
+			visit(t.Elem())
+		case *types.Array:
+			visit(t.Elem())
+		case *types.Chan:
+			visit(t.Elem())
+		case *types.Map:
+			visit(t.Key())
+			visit(t.Elem())
+		case *types.Signature:
+			for _, tu := range []*types.Tuple{t.Params(), t.Results()} {
+				for i := 0; i < tu.Len(); i++ {
+					visit(tu.At(i).Type())
+				}
+			}
+		case *types.Struct:
+			for i := 0; i < t.NumFields(); i++ {
+				if f := t.Field(i); !f.Exported() && f.Pkg() != self {
+					ok = false
+				}
+				visit(t.Field(i).Type())
+			}
+		case *types.Interface:
+			for i := 0; i < t.NumMethods(); i++ {
+				if m := t.Method(i); !m.Exported() && m.Pkg() != self {
+					ok = false
+				}
+				visit(t.Method(i).Type())
+			}
+			for i := 0; i < t.NumEmbeddeds(); i++ {
+				visit(t.EmbeddedType(i))
+			}
+		}
+	}
+	visit(types.Unalias(t))
+	if !ok {
+		return "", false
+	}
+	name := types.TypeString(types.Unalias(t), func(p *types.Package) string {
+		if p == self {
+			return ""
+		}
+		for _, imp := range r.file.Imports {
+			pn, _ := r.info.Implicits[imp].(*types.PkgName)
+			if imp.Name != nil {
+				pn, _ = r.info.Defs[imp.Name].(*types.PkgName)
+			}
+			if pn == nil || pn.Imported() != p || pn.Name() == "_" {
+				continue
+			}
+			if pn.Name() == "." {
+				return ""
+			}
+			return pn.Name()
+		}
+		for n, q := range r.aliases {
+			if q == p {
+				return n
+			}
+		}
+		if r.aliases == nil {
+			r.aliases = map[string]*types.Package{}
+		}
+		n := fmt.Sprintf("__ilp%d", len(r.aliases)+1)
+		r.aliases[n] = p
+		r.used[n] = p.Path()
+		return n
+	})
+	return name, true
+}
+
+// importable reports whether package from may import the package at path (internal
+// packages).
+func importable(from *types.Package, path string) bool {
+	i := strings.LastIndex(path, "/internal/")
+	switch {
+	case i >= 0:
+	case strings.HasSuffix(path, "/internal"):
+		i = len(path) - len("/internal")
+	case strings.HasPrefix(path, "internal/") || path == "internal":
+		return false // the standard library's
+	default:
+		return true
+	}
+	if from == nil {
+		return false
+	}
+	parent := path[:i]
+	fp := strings.TrimSuffix(from.Path(), "_test")
+	return fp == parent || strings.HasPrefix(fp, parent+"/")
+}
+
+// keyType and elemType are the key and element types of the map or channel e; nil when e is
+// not one.
+func (r *fileRewriter) keyType(e ast.Expr) types.Type {
+	if m, ok := r.under(e).(*types.Map); ok {
+		return m.Key()
+	}
+	return nil
+}
+
+func (r *fileRewriter) elemType(e ast.Expr) types.Type {
+	switch t := r.under(e).(type) {
+	case *types.Map:
+		return t.Elem()
+	case *types.Chan:
+		return t.Elem()
+	}
+	return nil
 }
 
 // ---- analysis ----
@@ -674,7 +921,7 @@ func (r *fileRewriter) index(x *ast.IndexExpr, value bool) {
 		r.rv(x.Index)
 		if value {
 			r.set(x, func() string {
-				return r.eng("MapLoad") + "(" + r.text(x.X) + ", " + r.text(x.Index) + ", " + r.pos(x.Lbrack) + ")"
+				return r.eng("MapLoad") + "(" + r.text(x.X) + ", " + r.conv(r.text(x.Index), r.typeOf(x.Index), r.keyType(x.X)) + ", " + r.pos(x.Lbrack) + ")"
 			})
 		}
 		return
@@ -1049,8 +1296,16 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 		if len(c.Args) != 1 {
 			break
 		}
-		switch r.under(c.Args[0]).(type) {
+		switch t := r.under(c.Args[0]).(type) {
 		case *types.Chan:
+			if t.Dir() == types.SendOnly {
+				// Len and Cap take a <-chan T, which a chan<- T does not convert to. A
+				// capacity never changes: cap needs no scheduling point.
+				if name == "len" {
+					r.problem(c.Pos(), "len of a send-only channel is not instrumented")
+				}
+				break
+			}
 			if name == "len" {
 				one("Len")
 			} else {
@@ -1073,7 +1328,7 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 			r.rv(c.Args[0])
 			r.rv(c.Args[1])
 			r.set(c, func() string {
-				return r.eng("MapDelete") + "(" + r.text(c.Args[0]) + ", " + r.text(c.Args[1]) + ", " + r.pos(c.Pos()) + ")"
+				return r.eng("MapDelete") + "(" + r.text(c.Args[0]) + ", " + r.conv(r.text(c.Args[1]), r.typeOf(c.Args[1]), r.keyType(c.Args[0])) + ", " + r.pos(c.Pos()) + ")"
 			})
 			return
 		}
@@ -1097,7 +1352,7 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 			r.set(c, func() string {
 				size = "0"
 				if len(c.Args) > 1 {
-					size = r.text(c.Args[1])
+					size = r.conv(r.text(c.Args[1]), r.typeOf(c.Args[1]), types.Typ[types.Int])
 				}
 				return r.eng("MakeChanOf") + "[" + r.orig(c.Args[0]) + "](" + size + ", " + r.pos(c.Pos()) + ")"
 			})
@@ -1145,7 +1400,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 		r.rv(x.Chan)
 		r.rv(x.Value)
 		r.set(x, func() string {
-			return r.eng("Send") + "(" + r.text(x.Chan) + ", " + r.text(x.Value) + ", " + r.pos(x.Arrow) + ")"
+			return r.eng("Send") + "(" + r.text(x.Chan) + ", " + r.conv(r.text(x.Value), r.typeOf(x.Value), r.elemType(x.Chan)) + ", " + r.pos(x.Arrow) + ")"
 		})
 	case *ast.IncDecStmt:
 		op := "+"
@@ -1240,7 +1495,7 @@ func (r *fileRewriter) commaOk(e ast.Expr) {
 			r.rv(x.X)
 			r.rv(x.Index)
 			r.set(x, func() string {
-				return r.eng("MapLoad2") + "(" + r.text(x.X) + ", " + r.text(x.Index) + ", " + r.pos(x.Lbrack) + ")"
+				return r.eng("MapLoad2") + "(" + r.text(x.X) + ", " + r.conv(r.text(x.Index), r.typeOf(x.Index), r.keyType(x.X)) + ", " + r.pos(x.Lbrack) + ")"
 			})
 			return
 		}
@@ -1309,7 +1564,7 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 		r.rv(ix.Index)
 		r.rv(rhs)
 		r.set(s, func() string {
-			return r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.text(ix.Index) + ", " + r.text(rhs) + ", " + r.pos(ix.Lbrack) + ")"
+			return r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X)) + ", " + r.conv(r.text(rhs), r.typeOf(rhs), r.elemType(ix.X)) + ", " + r.pos(ix.Lbrack) + ")"
 		})
 		return
 	}
@@ -1326,7 +1581,7 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 		// pointer, index out of range): keep that order with a temporary.
 		v := r.temp("v")
 		r.set(s, func() string {
-			body := v + " := " + r.text(rhs) + "; " + r.eng("Store") + "(&" + r.text(lhs) + ", " + v + ", " + p + ")"
+			body := v + " := " + r.text(rhs) + "; " + r.eng("Store") + "(&" + r.text(lhs) + ", " + r.conv(v, r.typeOf(rhs), r.typeOf(lhs)) + ", " + p + ")"
 			if simple {
 				return "func() { " + body + " }()"
 			}
@@ -1335,7 +1590,7 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 		return
 	}
 	r.set(s, func() string {
-		return r.eng("Store") + "(&" + r.text(lhs) + ", " + r.text(rhs) + ", " + p + ")"
+		return r.eng("Store") + "(&" + r.text(lhs) + ", " + r.conv(r.text(rhs), r.typeOf(rhs), r.typeOf(lhs)) + ", " + p + ")"
 	})
 }
 
@@ -1359,7 +1614,7 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 		}
 		p := r.pos(ix.Lbrack)
 		r.set(s, func() string {
-			m, k := r.text(ix.X), r.text(ix.Index)
+			m, k := r.text(ix.X), r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X))
 			return r.eng("MapStore") + "(" + m + ", " + k + ", " + r.eng("MapLoad") + "(" + m + ", " + k + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
 		})
 		return
@@ -1437,6 +1692,18 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 		var sb strings.Builder
 		sb.WriteString("{ ")
 		values := make([]string, len(s.Lhs))
+		vtypes := make([]types.Type, len(s.Lhs)) // the values' types, for conv
+		if len(s.Rhs) == 1 {
+			if tu, ok := r.typeOf(s.Rhs[0]).(*types.Tuple); ok {
+				for i := 0; i < tu.Len() && i < len(vtypes); i++ {
+					vtypes[i] = tu.At(i).Type()
+				}
+			}
+		} else {
+			for i, e := range s.Rhs {
+				vtypes[i] = r.typeOf(e)
+			}
+		}
 		var tnames, tvals []string
 		if len(s.Rhs) == 1 {
 			tnames, tvals = names, []string{r.text(s.Rhs[0])}
@@ -1464,9 +1731,9 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 				continue
 			}
 			if ix, ok := r.isMapIndex(l); ok {
-				sb.WriteString(r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.text(ix.Index) + ", " + values[i] + ", " + r.pos(ix.Lbrack) + "); ")
+				sb.WriteString(r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X)) + ", " + r.conv(values[i], vtypes[i], r.elemType(ix.X)) + ", " + r.pos(ix.Lbrack) + "); ")
 			} else if r.isShared(l) {
-				sb.WriteString(r.eng("Store") + "(&" + r.text(l) + ", " + values[i] + ", " + r.pos(l.Pos()) + "); ")
+				sb.WriteString(r.eng("Store") + "(&" + r.text(l) + ", " + r.conv(values[i], vtypes[i], r.typeOf(l)) + ", " + r.pos(l.Pos()) + "); ")
 			} else {
 				sb.WriteString(r.text(l) + " = " + values[i] + "; ")
 			}
@@ -1657,7 +1924,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 			r.rv(comm.Chan)
 			r.rv(comm.Value)
 			ci.expr = func() string {
-				return r.eng("SendCase") + "(" + r.text(comm.Chan) + ", " + r.text(comm.Value) + ")"
+				return r.eng("SendCase") + "(" + r.text(comm.Chan) + ", " + r.conv(r.text(comm.Value), r.typeOf(comm.Value), r.elemType(comm.Chan)) + ")"
 			}
 		case *ast.ExprStmt:
 			u := unparen(comm.X).(*ast.UnaryExpr)

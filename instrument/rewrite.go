@@ -242,34 +242,7 @@ func (r *fileRewriter) output() []byte {
 			}
 		}
 	}
-	// The rewrite may leave an import of the file without uses (all of a file's calls of
-	// sync/atomic become engine calls): keep those used.
-	for _, imp := range r.file.Imports {
-		path, _ := strconv.Unquote(imp.Path.Value)
-		sym, ok := replacedPkgs[path]
-		if !ok || !r.changed {
-			continue
-		}
-		name := path[strings.LastIndex(path, "/")+1:]
-		if imp.Name != nil {
-			name = imp.Name.Name
-		}
-		if name == "_" || name == "." {
-			continue
-		}
-		fmt.Fprintf(&sb, "\nvar _ = %s.%s\n", name, sym)
-	}
 	return []byte(sb.String())
-}
-
-// replacedPkgs are the packages whose functions the rewrite replaces by the engine's, with a
-// function of each that keeps an import of them used.
-var replacedPkgs = map[string]string{
-	"sync":        "NewCond",
-	"sync/atomic": "AddInt32",
-	"time":        "Now",
-	"context":     "Background",
-	"runtime":     "Gosched",
 }
 
 // keepAlive is a declaration that uses the package p imported as name; "" when p has no

@@ -241,6 +241,14 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 			t.pkg = p
 		}
 	}
+	// A package with external tests only has no test variant: its directory and module are
+	// the plain package's (or the external test package's).
+	for _, p := range pkgs {
+		path := strings.TrimSuffix(p.PkgPath, "_test")
+		if t := byPath[path]; t != nil && t.pkg == nil && !strings.HasSuffix(p.ID, ".test") && (p.ID == p.PkgPath || p.PkgPath == path+"_test") {
+			t.pkg = p
+		}
+	}
 	res := &Result{}
 	rewritten := map[string]string{} // original file -> rewritten file
 	var mainModule *packages.Module

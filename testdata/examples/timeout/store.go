@@ -39,6 +39,7 @@ type Profile struct {
 type Store struct {
 	conn   sync.Mutex // held for the duration of each operation
 	visits chan string
+	stop   chan struct{} // closed by Close
 	done   chan struct{} // closed when the background writer exits
 	seen   map[string]int
 }
@@ -48,6 +49,7 @@ type Store struct {
 func NewStore() *Store {
 	s := &Store{
 		visits: make(chan string, 16),
+		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		seen:   make(map[string]int),
 	}
@@ -66,8 +68,13 @@ func (s *Store) exec(d time.Duration, op func()) {
 // recordVisits is the background writer.
 func (s *Store) recordVisits() {
 	defer close(s.done)
-	for user := range s.visits {
-		s.exec(writeTime, func() { s.seen[user]++ })
+	for {
+		select {
+		case user := <-s.visits:
+			s.exec(writeTime, func() { s.seen[user]++ })
+		case <-s.stop:
+			return
+		}
 	}
 }
 
@@ -91,9 +98,9 @@ func (s *Store) Profile(user string, timeout time.Duration) (Profile, error) {
 	}
 }
 
-// Close waits for recorded visits to be written and stops the writer.
-// Profile must not be called after Close.
+// Close stops the background writer, waiting for the write in progress.
+// Visits not yet written are dropped.
 func (s *Store) Close() {
-	close(s.visits)
+	close(s.stop)
 	<-s.done
 }

@@ -1380,7 +1380,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 		if x.Tok == token.DEC {
 			op = "-"
 		}
-		r.opAssign(x, x.X, op, nil)
+		r.opAssign(x, x.X, op, nil, simple)
 	case *ast.AssignStmt:
 		r.assign(x, simple)
 	case *ast.GoStmt:
@@ -1497,7 +1497,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, simple bool) {
 	}
 	if s.Tok != token.ASSIGN {
 		op := strings.TrimSuffix(s.Tok.String(), "=")
-		r.opAssign(s, s.Lhs[0], op, s.Rhs[0])
+		r.opAssign(s, s.Lhs[0], op, s.Rhs[0], simple)
 		return
 	}
 	if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
@@ -1567,13 +1567,31 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 	})
 }
 
-// opAssign rewrites lhs op= rhs and lhs++ / lhs-- (rhs nil).
-func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Expr) {
+// opAssign rewrites lhs op= rhs and lhs++ / lhs-- (rhs nil). The location is computed once,
+// as Go does, and a right side with calls is evaluated first (as gc does: x += f() reads x
+// after f returns).
+func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Expr, simple bool) {
+	v := ""
+	if rhs != nil && r.hasEffects(rhs) && !r.isUntyped(rhs) {
+		v = r.temp("v")
+	}
 	rhsText := func() string {
 		if rhs == nil {
 			return "1"
 		}
+		if v != "" {
+			return v
+		}
 		return "(" + r.text(rhs) + ")"
+	}
+	block := func(body string) string {
+		if v != "" {
+			body = v + " := " + r.text(rhs) + "; " + body
+		}
+		if simple {
+			return "func() { " + body + " }()"
+		}
+		return "{ " + body + " }"
 	}
 	if rhs != nil {
 		r.rv(rhs)
@@ -1586,9 +1604,18 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 			return
 		}
 		p := r.pos(ix.Lbrack)
+		m := r.temp("m")
+		k := r.temp("k")
 		r.set(s, func() string {
-			m, k := r.text(ix.X), r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X))
-			return r.eng("MapStore") + "(" + m + ", " + k + ", " + r.eng("MapLoad") + "(" + m + ", " + k + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
+			head := m + " := " + r.text(ix.X) + "; "
+			key := r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X))
+			if r.isConst(ix.Index) || r.isNil(ix.Index) {
+				key = "(" + key + ")"
+			} else {
+				head += k + " := " + key + "; "
+				key = k
+			}
+			return block(head + r.eng("MapStore") + "(" + m + ", " + key + ", " + r.eng("MapLoad") + "(" + m + ", " + key + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")")
 		})
 		return
 	}
@@ -1601,9 +1628,9 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 		return
 	}
 	p := r.pos(lhs.Pos())
+	a := r.temp("p")
 	r.set(s, func() string {
-		l := r.text(lhs)
-		return r.eng("Store") + "(&" + l + ", " + r.eng("Load") + "(&" + l + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
+		return block(a + " := &" + r.text(lhs) + "; " + r.eng("Store") + "(" + a + ", " + r.eng("Load") + "(" + a + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")")
 	})
 }
 

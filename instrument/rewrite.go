@@ -1551,10 +1551,16 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 	p := r.pos(lhs.Pos())
 	if r.canPanic(lhs) && r.hasEffects(rhs) && !r.isUntyped(rhs) {
 		// Go evaluates the right side before the left side's address can panic (nil
-		// pointer, index out of range): keep that order with a temporary.
+		// pointer, index out of range): keep that order with a temporary. The calls of the
+		// left side's operands come before the right side's, in temporaries too.
+		hoists := r.hoistCalls(lhs)
 		v := r.temp("v")
 		r.set(s, func() string {
-			body := v + " := " + r.text(rhs) + "; " + r.eng("Store") + "(&" + r.text(lhs) + ", " + r.conv(v, r.typeOf(rhs), r.typeOf(lhs)) + ", " + p + ")"
+			body := ""
+			for _, h := range hoists {
+				body += h()
+			}
+			body += v + " := " + r.text(rhs) + "; " + r.eng("Store") + "(&" + r.text(lhs) + ", " + r.conv(v, r.typeOf(rhs), r.typeOf(lhs)) + ", " + p + ")"
 			if simple {
 				return "func() { " + body + " }()"
 			}
@@ -1565,6 +1571,64 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 	r.set(s, func() string {
 		return r.eng("Store") + "(&" + r.text(lhs) + ", " + r.conv(r.text(rhs), r.typeOf(rhs), r.typeOf(lhs)) + ", " + p + ")"
 	})
+}
+
+// hoistCalls moves the operands with calls of the location lhs (a slice or array pointer and
+// its index, the pointer of a field or indirection) into temporaries, and returns the
+// declarations of the temporaries, in order. An operand it cannot move is reported.
+func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
+	if !r.hasEffects(lhs) {
+		return nil
+	}
+	var out []func() string
+	hoist := func(e ast.Expr) {
+		if !r.hasEffects(e) {
+			return
+		}
+		name := r.temp("l")
+		prev := r.repl[e]
+		out = append(out, func() string {
+			if prev != nil {
+				return name + " := " + prev() + "; "
+			}
+			return name + " := " + r.inner(e) + "; "
+		})
+		r.set(e, func() string { return name })
+	}
+	bad := false
+	switch x := unparen(lhs).(type) {
+	case *ast.IndexExpr:
+		switch t := r.under(x.X).(type) {
+		case *types.Slice:
+			hoist(x.X)
+		case *types.Pointer:
+			if _, ok := t.Elem().Underlying().(*types.Array); !ok {
+				bad = true
+			}
+			hoist(x.X)
+		default:
+			out = append(out, r.hoistCalls(x.X)...) // an array: its location
+		}
+		if !r.isUntyped(x.Index) {
+			hoist(x.Index)
+		} else {
+			bad = bad || r.hasEffects(x.Index)
+		}
+	case *ast.SelectorExpr:
+		if _, ok := r.under(x.X).(*types.Pointer); ok {
+			hoist(x.X)
+		} else {
+			out = append(out, r.hoistCalls(x.X)...) // a struct: its location
+		}
+	case *ast.StarExpr:
+		hoist(x.X)
+	default:
+		bad = true
+	}
+	if bad {
+		r.problem(lhs.Pos(), "the calls of %s are made after the right side's", r.orig(lhs))
+	}
+	return out
 }
 
 // opAssign rewrites lhs op= rhs and lhs++ / lhs-- (rhs nil). The location is computed once,

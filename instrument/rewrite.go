@@ -1245,6 +1245,17 @@ func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 			}
 			r.problem(x.Pos(), "method value %s is not instrumented", r.orig(x))
 		}
+		if (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
+			// l.Lock of a sync.Locker: the interface value is evaluated (and a nil one
+			// panics) when the method value is made, as Go does.
+			r.rv(x.X)
+			sp := specials["sync.Locker."+fn.Name()]
+			l := r.temp("l")
+			r.set(x, func() string {
+				return "func() func() { " + l + " := " + r.text(x.X) + "; _ = " + l + "." + fn.Name() + "; return func() { " + r.eng(sp.fn) + "(" + l + ", " + r.pos(x.Sel.Pos()) + ") } }()"
+			})
+			return
+		}
 	}
 	if _, ok := r.under(x.X).(*types.Pointer); ok {
 		r.rv(x.X)

@@ -23,19 +23,20 @@ import (
 )
 
 // Names lists the strategies New knows.
-var Names = []string{"random", "pct", "pos", "rapos", "stride", "period", "dfs", "ipb", "idb"}
+var Names = []string{"random", "pct", "pos", "rapos", "stride", "period", "dfs", "ipb", "idb", "portfolio"}
 
 // paramNames lists the parameters each strategy accepts.
 var paramNames = map[string][]string{
-	"random": {"seed"},
-	"pct":    {"d", "k", "learn", "n", "seed"},
-	"dfs":    {},
-	"ipb":    {"max"},
-	"idb":    {"max"},
-	"rapos":  {"seed"},
-	"pos":    {"seed"},
-	"stride": {"learn", "lengths", "p", "seed", "smax"},
-	"period": {"mode", "periods"},
+	"random":    {"seed"},
+	"pct":       {"d", "k", "learn", "n", "seed"},
+	"dfs":       {},
+	"ipb":       {"max"},
+	"idb":       {"max"},
+	"rapos":     {"seed"},
+	"pos":       {"seed"},
+	"stride":    {"learn", "lengths", "p", "seed", "smax"},
+	"period":    {"mode", "periods"},
+	"portfolio": {"members"},
 }
 
 // New returns the strategy called name (one of Names; replay is constructed separately),
@@ -62,6 +63,9 @@ var paramNames = map[string][]string{
 //     the paper's two variants); with p: learn — executions with smax = 1 that learn the
 //     goroutines' lengths (≥ 1, default 100), lengths — comma-separated lengths by goroutine
 //     id, used at once instead of learning; smax and p exclude each other. seed as for random.
+//   - portfolio: members — the member strategies, rotated one execution each, joined by "+",
+//     each a name with optional ":key=value" parameters (default DefaultPortfolioMembers,
+//     "pct:d=3+pos+stride:p=0.0216…+idb"); their seeds are derived from seed.
 func New(name string, params map[string]string, seed uint64) (engine.Strategy, error) {
 	known, ok := paramNames[name]
 	if !ok {
@@ -163,6 +167,8 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		return NewPeriod(mode, p)
 	case "dfs":
 		return NewDFS(), nil
+	case "portfolio":
+		return NewPortfolioParams(params, seed)
 	default: // ipb, idb
 		m, err := intParam("max", 0, -1)
 		if err != nil {

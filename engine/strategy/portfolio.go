@@ -1,0 +1,295 @@
+package strategy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// portfolioStream is the PCG stream of the generator that derives the members' seeds from
+// the portfolio's seed.
+const portfolioStream = 0x5ec7_be9c_0000_0003
+
+// DefaultPortfolioMembers are the members of the default portfolio, in rotation order: PCT
+// with depth 3 (SCTBench's best PCT configuration, seed 004 §6), POS, randomized stride in
+// its length-based variant p2 (seed 000 §V-A: p = √(1 − 0.01^(1/9900)) ≈ 0.0216, any two
+// independent least likely ordering edges covered in one of 9,900 executions with
+// confidence 0.99; the lengths are learned in the member's first DefaultStrideLearn
+// executions) and iterative delay bounding without a maximum bound.
+var DefaultPortfolioMembers = "pct:d=3+pos+stride:p=" +
+	strconv.FormatFloat(StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64) + "+idb"
+
+// Portfolio interleaves several member strategies across executions, so that no single
+// technique's blind spot decides the result. The techniques are complementary rather than
+// ranked: randomized scheduling and PCT favour some orders of event pairs and, because the
+// two orders of a pair exclude each other, any scheduler that promotes the secondary orders
+// (randomized stride) demotes the primary ones (seed 000, §IV: "any change that increases
+// the probability of discovering potential bugs for which secondary orders are necessary
+// conditions will inevitably result in decreasing the probability of some potential bugs for
+// which primary orders are necessary conditions"); and SCTBench's Tables III and IV (seed
+// 004) show iterative delay bounding and PCT with d = 3 each finding bugs the other misses.
+//
+// The rotation is round-robin, one execution each: execution 1 is the first member's, 2 the
+// second's, and so on, wrapping around. Each member thus gets an equal share of any budget
+// of executions (of time, in proportion to its executions' lengths), and a bug that one
+// member finds after m of its own executions is found by a portfolio of n members within
+// n·m executions, whatever the budget. (Phases —
+// all of one member's budget, then the next — would leave the later members nothing when a
+// run is cut short, and weights would have to guess which technique suits the program.)
+//
+// Each member is an oracle that lives across executions, and keeps its own state: Begin,
+// Pick, Choose and End of an execution go to that execution's member only, so a member's
+// k-th execution in the portfolio is exactly its k-th execution alone — a systematic
+// member's search progresses through its bounds, PCT refines its estimates, stride learns
+// lengths from its own executions. A member whose Begin returns false (a systematic search
+// that is exhausted) leaves the rotation, and its guarantee is kept; the portfolio is
+// exhausted only when every member is, and Exhausted then reports every member's guarantee.
+// Err is the current member's, when it is an engine.Aborter.
+//
+// Params identify the member of the current execution, so that a schedule file says what
+// produced it: "member" is the member's label (its name; name#i, from 1, when the name
+// appears more than once), "member.execution" which execution of that member it was (from
+// 1), each of the member's parameters is prefixed by its label and a dot ("pct.d",
+// "pct.seed"), and "members" is the portfolio's configuration when it was built from one.
+// PortfolioMember turns these back into the member's name and parameters: for a randomized
+// member, strategy.New with them runs that execution again as its first one.
+type Portfolio struct {
+	spec    string // the members configuration, "" when built from strategies
+	members []*portfolioMember
+	cur     int   // the member of the current execution, -1 before the first
+	left    []int // the members that left the rotation, in order
+}
+
+// portfolioMember is one member strategy and its bookkeeping.
+type portfolioMember struct {
+	label     string
+	s         engine.Strategy
+	execs     int    // executions begun
+	done      bool   // Begin returned false: out of the rotation
+	guarantee string // what the member covered, once done
+}
+
+// NewPortfolio returns the portfolio of the given member strategies, in rotation order.
+// Members are labelled by their names, numbered (name#1, name#2, …) when a name repeats.
+func NewPortfolio(members ...engine.Strategy) (*Portfolio, error) {
+	if len(members) == 0 {
+		return nil, fmt.Errorf("portfolio: no members")
+	}
+	count := map[string]int{}
+	for _, s := range members {
+		if s == nil {
+			return nil, fmt.Errorf("portfolio: nil member")
+		}
+		count[s.Name()]++
+	}
+	p := &Portfolio{cur: -1}
+	seen := map[string]int{}
+	for _, s := range members {
+		label := s.Name()
+		if count[label] > 1 {
+			seen[label]++
+			label += "#" + strconv.Itoa(seen[label])
+		}
+		p.members = append(p.members, &portfolioMember{label: label, s: s})
+	}
+	return p, nil
+}
+
+// NewPortfolioParams returns the portfolio that params describe, the parameters strategy.New
+// accepts for "portfolio": members — the member strategies joined by "+", each a name
+// optionally followed by its parameters, ":key=value" each ("pct:d=3+pos+stride:p=0.0216+idb";
+// DefaultPortfolioMembers when absent). Each member is built by New, with a seed derived
+// from seed and its position, so that the portfolio's executions are determined by seed; a
+// member's own seed parameter is, as usual, the seed of its first execution. A portfolio
+// cannot be a member.
+func NewPortfolioParams(params map[string]string, seed uint64) (*Portfolio, error) {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != "members" {
+			return nil, fmt.Errorf("portfolio: unknown parameter %q (known: members)", k)
+		}
+	}
+	spec, ok := params["members"]
+	if !ok {
+		spec = DefaultPortfolioMembers
+	}
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, fmt.Errorf("portfolio: parameter members is empty")
+	}
+	seeds := rand.New(rand.NewPCG(seed, portfolioStream))
+	var members []engine.Strategy
+	for i, m := range strings.Split(spec, "+") {
+		name, rest, _ := strings.Cut(strings.TrimSpace(m), ":")
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, fmt.Errorf("portfolio: member %d of %q has no name", i+1, spec)
+		}
+		if name == "portfolio" {
+			return nil, fmt.Errorf("portfolio: member %d: a portfolio cannot be a member of a portfolio", i+1)
+		}
+		mp := map[string]string{}
+		if rest != "" {
+			for _, kv := range strings.Split(rest, ":") {
+				k, v, ok := strings.Cut(kv, "=")
+				if k = strings.TrimSpace(k); !ok || k == "" {
+					return nil, fmt.Errorf("portfolio: member %d (%s): parameter %q: want key=value", i+1, name, kv)
+				}
+				mp[k] = v
+			}
+		}
+		s, err := New(name, mp, seeds.Uint64())
+		if err != nil {
+			return nil, fmt.Errorf("portfolio: member %d: %w", i+1, err)
+		}
+		members = append(members, s)
+	}
+	p, err := NewPortfolio(members...)
+	if err != nil {
+		return nil, err
+	}
+	p.spec = spec
+	return p, nil
+}
+
+// PortfolioMember returns the name and the parameters of the member that ran the execution
+// whose portfolio Params are params (from a schedule file, for example). For a randomized
+// member, New(name, memberParams, seed) runs that execution again as its first one; a
+// systematic member's execution is its member.execution-th.
+func PortfolioMember(params map[string]string) (name string, memberParams map[string]string, err error) {
+	label, ok := params["member"]
+	if !ok || label == "" {
+		return "", nil, fmt.Errorf("portfolio: the parameters name no member")
+	}
+	name, _, _ = strings.Cut(label, "#")
+	memberParams = map[string]string{}
+	prefix := label + "."
+	for k, v := range params {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			memberParams[rest] = v
+		}
+	}
+	return name, memberParams, nil
+}
+
+// Name implements engine.Strategy.
+func (p *Portfolio) Name() string { return "portfolio" }
+
+// Params implements engine.Strategy: the member of the current execution and its
+// parameters (see Portfolio), and the members configuration.
+func (p *Portfolio) Params() map[string]string {
+	m := map[string]string{}
+	if p.spec != "" {
+		m["members"] = p.spec
+	}
+	if p.cur < 0 {
+		return m
+	}
+	mem := p.members[p.cur]
+	m["member"] = mem.label
+	m["member.execution"] = strconv.Itoa(mem.execs)
+	for k, v := range mem.s.Params() {
+		m[mem.label+"."+k] = v
+	}
+	return m
+}
+
+// Members returns the member strategies, in rotation order.
+func (p *Portfolio) Members() []engine.Strategy {
+	out := make([]engine.Strategy, len(p.members))
+	for i, m := range p.members {
+		out[i] = m.s
+	}
+	return out
+}
+
+// Member returns the member of the current execution (nil before the first execution and
+// once the portfolio is exhausted).
+func (p *Portfolio) Member() engine.Strategy {
+	if p.cur < 0 {
+		return nil
+	}
+	return p.members[p.cur].s
+}
+
+// Begin implements engine.Strategy: it begins an execution of the next member in the
+// rotation. A member whose Begin returns false leaves the rotation; Begin returns false
+// when every member has.
+func (p *Portfolio) Begin() bool {
+	n := len(p.members)
+	for i := 1; i <= n; i++ {
+		j := (p.cur + i) % n
+		if p.cur < 0 {
+			j = i - 1
+		}
+		m := p.members[j]
+		if m.done {
+			continue
+		}
+		if m.s.Begin() {
+			p.cur = j
+			m.execs++
+			return true
+		}
+		m.done = true
+		m.guarantee = "exhausted"
+		if x, ok := m.s.(engine.Exhauster); ok {
+			m.guarantee = x.Exhausted()
+		}
+		p.left = append(p.left, j)
+	}
+	p.cur = -1
+	return false
+}
+
+// Pick implements engine.Strategy: the current member picks.
+func (p *Portfolio) Pick(d *engine.Decision) engine.GID { return p.members[p.cur].s.Pick(d) }
+
+// Choose implements engine.Strategy: the current member chooses.
+func (p *Portfolio) Choose(c *engine.Choice) int { return p.members[p.cur].s.Choose(c) }
+
+// End implements engine.Strategy: the current member learns how its execution ended.
+func (p *Portfolio) End(r *engine.Result) { p.members[p.cur].s.End(r) }
+
+// Err implements engine.Aborter: the current member's Err, nil when it has none.
+func (p *Portfolio) Err() error {
+	if p.cur < 0 {
+		return nil
+	}
+	if a, ok := p.members[p.cur].s.(engine.Aborter); ok {
+		return a.Err()
+	}
+	return nil
+}
+
+// Exhausted implements engine.Exhauster: the guarantee of every member that left the
+// rotation, in the order they left ("" when none has). Before the portfolio is exhausted
+// it also names the members still in the rotation.
+func (p *Portfolio) Exhausted() string {
+	if len(p.left) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(p.left))
+	for _, j := range p.left {
+		parts = append(parts, p.members[j].label+": "+p.members[j].guarantee)
+	}
+	msg := strings.Join(parts, "; ")
+	var running []string
+	for _, m := range p.members {
+		if !m.done {
+			running = append(running, m.label)
+		}
+	}
+	if len(running) > 0 {
+		return msg + " (" + strings.Join(running, ", ") + " still running)"
+	}
+	return "every member exhausted: " + msg
+}

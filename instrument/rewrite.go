@@ -2040,21 +2040,30 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 		}
 	}
 	p := r.pos(s.Select)
+	call := func() string {
+		out := r.eng("Select") + "(" + p + ", " + strconv.FormatBool(hasDefault)
+		for _, c := range cases {
+			out += ", " + c.name
+		}
+		return out + ")"
+	}
+	// gc makes a select of one case (and a default) a plain or non-blocking operation, at
+	// the line of the case: a panic (send on a closed channel) is reported there. The
+	// Select call of such a select is put in the case.
+	single := len(cases) == 1
 	r.addEdit(s.Select, s.Body.Lbrace+1, func() string {
 		var names, exprs []string
 		for _, c := range cases {
 			names = append(names, c.name)
 			exprs = append(exprs, c.expr())
 		}
-		call := r.eng("Select") + "(" + p + ", " + strconv.FormatBool(hasDefault)
-		for _, n := range names {
-			call += ", " + n
-		}
-		call += ")"
 		if len(names) == 0 {
-			return "switch " + call + " {"
+			return "switch " + call() + " {"
 		}
-		return "switch " + strings.Join(names, ", ") + " := " + strings.Join(exprs, ", ") + "; " + call + " {"
+		if single {
+			return "switch " + names[0] + " := " + exprs[0] + "; {"
+		}
+		return "switch " + strings.Join(names, ", ") + " := " + strings.Join(exprs, ", ") + "; " + call() + " {"
 	})
 	if !hasDefault {
 		// A select without default is a terminating statement; a switch needs a default to
@@ -2069,6 +2078,9 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 				return "default:"
 			}
 			out := "case " + strconv.Itoa(idx[i]) + ":"
+			if single {
+				out = "case " + call() + " == 0:"
+			}
 			if a := cases[idx[i]].assign; a != nil {
 				out += a()
 			}

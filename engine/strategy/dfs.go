@@ -117,6 +117,10 @@ func (s *Systematic) Cost() int { return s.lastCost }
 // current bound (Table III, "# new schedules").
 func (s *Systematic) Schedules() (total, atBound int) { return s.schedules, s.atBound }
 
+// Complete reports whether the strategy's space is the whole schedule space (no bound), so
+// that its exhaustion means every schedule was explored.
+func (s *Systematic) Complete() bool { return s.max == noBound }
+
 // Err implements engine.Aborter: why the last execution was stopped.
 func (s *Systematic) Err() error { return s.err }
 

@@ -62,6 +62,9 @@ type Portfolio struct {
 	members []*portfolioMember
 	cur     int   // the member of the current execution, -1 before the first
 	left    []int // the members that left the rotation, in order
+	// complete is the guarantee of an unbounded systematic member that exhausted the whole
+	// schedule space, which ends the portfolio.
+	complete string
 }
 
 // portfolioMember is one member strategy and its bookkeeping.
@@ -245,6 +248,15 @@ func (p *Portfolio) Begin() bool {
 			m.guarantee = x.Exhausted()
 		}
 		p.left = append(p.left, j)
+		if c, ok := m.s.(interface{ Complete() bool }); ok && c.Complete() {
+			// An unbounded systematic member explored every schedule: the others cannot
+			// find anything new, so the portfolio is exhausted with its guarantee.
+			p.complete = m.label + ": " + m.guarantee
+			for _, o := range p.members {
+				o.done = true
+			}
+			break
+		}
 	}
 	p.cur = -1
 	return false
@@ -274,6 +286,9 @@ func (p *Portfolio) Err() error {
 // rotation, in the order they left ("" when none has). Before the portfolio is exhausted
 // it also names the members still in the rotation.
 func (p *Portfolio) Exhausted() string {
+	if p.complete != "" {
+		return p.complete
+	}
 	if len(p.left) == 0 {
 		return ""
 	}

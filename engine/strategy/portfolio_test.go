@@ -166,14 +166,16 @@ func unprefixed(params map[string]string, label string) map[string]string {
 
 var strideP2Param = strconv.FormatFloat(strideP2, 'g', -1, 64)
 
-// pfMembers returns the default members built explicitly, with the given seeds.
+// pfMembers returns the default members built explicitly, with the given seeds; IDB is
+// bounded (at 50 delays, more than these programs have) so that its exhaustion does not end
+// the portfolio, as an unbounded systematic member's does.
 func pfMembers(t *testing.T, seed uint64) []engine.Strategy {
 	t.Helper()
 	pct, err := strategy.NewPCT(strategy.PCTConfig{D: 3, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []engine.Strategy{pct, strategy.NewPOS(seed + 1), newStride(t, strategy.StrideConfig{P: strideP2, Seed: seed + 2}), strategy.NewIDB(-1)}
+	return []engine.Strategy{pct, strategy.NewPOS(seed + 1), newStride(t, strategy.StrideConfig{P: strideP2, Seed: seed + 2}), strategy.NewIDB(50)}
 }
 
 // TestPortfolioMembersKeepState checks that each member lives across its own executions
@@ -268,8 +270,11 @@ func TestPortfolioRotation(t *testing.T) {
 			var labels []string
 			var budget []int
 			var guarantees []string
+			var complete []bool
 			for _, m := range p.Members() {
 				labels = append(labels, m.Name())
+				c, ok := m.(interface{ Complete() bool })
+				complete = append(complete, ok && c.Complete())
 				if _, ok := m.(engine.Exhauster); !ok {
 					budget, guarantees = append(budget, -1), append(guarantees, "")
 					continue
@@ -288,10 +293,16 @@ func TestPortfolioRotation(t *testing.T) {
 			var want []string
 			used := make([]int, len(labels))
 			var left []int
+			completeMsg := ""
 			for i := 0; tc.limit == 0 || len(want) < tc.limit; i = (i + 1) % len(labels) {
 				if budget[i] >= 0 && used[i] == budget[i] {
 					if !slices.Contains(left, i) {
 						left = append(left, i)
+					}
+					if complete[i] {
+						// An unbounded systematic member covered the whole schedule space.
+						completeMsg = labels[i] + ": " + guarantees[i]
+						break
 					}
 					if len(left) == len(labels) {
 						break
@@ -321,6 +332,11 @@ func TestPortfolioRotation(t *testing.T) {
 			}
 			wantMsg := ""
 			switch {
+			case completeMsg != "":
+				wantMsg = completeMsg
+				if rep.Stopped != "exhausted" || rep.Exhausted != wantMsg {
+					t.Errorf("report: stopped by %s, exhausted %q; want exhausted, %q", rep.Stopped, rep.Exhausted, wantMsg)
+				}
 			case len(running) == 0:
 				wantMsg = "every member exhausted: " + strings.Join(parts, "; ")
 				if rep.Stopped != "exhausted" || rep.Exhausted != wantMsg {

@@ -809,6 +809,11 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		case types.MethodVal:
 			r.methodValue(x, sel)
 		case types.MethodExpr:
+			if fn, ok := sel.Obj().(*types.Func); ok {
+				if _, ok := specialOf(fn, nil); ok {
+					r.problem(x.Pos(), "method expression %s is not instrumented", r.orig(x))
+				}
+			}
 		}
 	case *ast.IndexExpr:
 		r.index(x, true)
@@ -1087,11 +1092,14 @@ func (r *fileRewriter) callee(fun ast.Expr) (*types.Func, *types.Selection, *ast
 		return fn, nil, nil
 	case *ast.SelectorExpr:
 		if sel, ok := r.info.Selections[f]; ok {
-			if sel.Kind() != types.MethodVal {
-				return nil, nil, nil
-			}
 			fn, _ := sel.Obj().(*types.Func)
-			return fn, sel, f
+			switch sel.Kind() {
+			case types.MethodVal:
+				return fn, sel, f
+			case types.MethodExpr:
+				return fn, nil, f // T.M(x, args): the receiver is the first argument
+			}
+			return nil, nil, nil
 		}
 		fn, _ := r.info.Uses[f.Sel].(*types.Func)
 		return fn, nil, f
@@ -1198,16 +1206,13 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selection, sx *ast.SelectorExpr) {
 	var recv func() string
 	switch {
+	case sel == nil:
+		// A function, or a method expression (*sync.Mutex).Lock(&mu) whose receiver is its
+		// first argument.
 	case sp.iface:
 		r.rv(sx.X)
 		recv = func() string { return r.text(sx.X) }
 	case sp.method:
-		if sel == nil {
-			r.problem(c.Pos(), "method expression call is not instrumented")
-			r.rv(c.Fun)
-			r.args(c.Args)
-			return
-		}
 		recv = r.receiver(sx, sel)
 	}
 	if c.Ellipsis.IsValid() {
@@ -1833,26 +1838,49 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 	}
 	var funText func() string
 	fn, sel, sx := r.callee(c.Fun)
+	// A special (go wg.Done(), go time.Sleep(d), go mu.Unlock()) becomes the engine call in
+	// the new goroutine, with its receiver and arguments evaluated at the go statement.
+	var spec *special
+	var specRecv string
+	if fn != nil && !isFuncLit(fun) {
+		var recvType types.Type
+		if sel != nil {
+			recvType = sel.Recv()
+		}
+		sp, ok := specialOf(fn, recvType)
+		if !ok && sel != nil && (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
+			sp, ok = specials["sync.Locker."+fn.Name()], true
+		}
+		if ok && c.Ellipsis.IsValid() {
+			r.problem(s.Pos(), "go statement calling %s with ... is not instrumented", fn.FullName())
+			r.rv(c.Fun)
+			r.args(c.Args)
+			return
+		}
+		if ok {
+			spec = &sp
+			if sel != nil {
+				var recv func() string
+				if sp.iface {
+					r.rv(sx.X)
+					recv = func() string { return r.text(sx.X) }
+				} else {
+					recv = r.receiver(sx, sel)
+				}
+				specRecv = hoist("r", recv)
+			}
+			funText = func() string { return r.eng(sp.fn) }
+		}
+	}
 	switch {
+	case spec != nil:
 	case isFuncLit(fun):
 		r.rv(fun)
 		funText = func() string { return r.text(c.Fun) }
 	case fn != nil && sel == nil:
 		// A function, not a value: nothing to evaluate.
-		if _, ok := specialOf(fn, nil); ok {
-			r.problem(s.Pos(), "go statement calling %s directly is not instrumented", fn.FullName())
-			r.rv(c.Fun)
-			r.args(c.Args)
-			return
-		}
 		funText = func() string { return r.orig(c.Fun) }
 	case sel != nil:
-		if _, ok := specialOf(fn, sel.Recv()); ok {
-			r.problem(s.Pos(), "go statement calling %s directly is not instrumented", fn.FullName())
-			r.rv(c.Fun)
-			r.args(c.Args)
-			return
-		}
 		var recv func() string
 		sig := fn.Type().(*types.Signature)
 		_, xPtr := r.under(sx.X).(*types.Pointer)
@@ -1912,6 +1940,14 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 		ell := ""
 		if c.Ellipsis.IsValid() {
 			ell = "..."
+		}
+		if spec != nil {
+			if specRecv != "" {
+				args = append([]string{specRecv}, args...)
+			}
+			if !spec.noPos {
+				args = append(args, r.pos(c.Pos()))
+			}
 		}
 		sb.WriteString(r.eng("Go") + "(func() { " + funText() + "(" + strings.Join(args, ", ") + ell + ") }, " + r.pos(s.Go) + ") }")
 		return sb.String()

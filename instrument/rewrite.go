@@ -2120,7 +2120,10 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 			if a := cases[idx[i]].assign; a != nil {
 				out += a()
 			}
-			return out
+			// The case's expressions went to the select's line, with their line breaks:
+			// keep the others, so that the lines below stay where they were.
+			pad := strings.Count(string(r.src[r.off(cc.Case):r.off(cc.Colon)]), "\n") - strings.Count(r.orig(cc.Comm), "\n")
+			return out + strings.Repeat("\n", max(pad, 0))
 		})
 		r.stmts(cc.Body)
 	}

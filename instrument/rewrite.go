@@ -1872,6 +1872,12 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 			funText = func() string { return r.eng(sp.fn) }
 		}
 	}
+	if id, ok := fun.(*ast.Ident); ok && len(c.Args) == 1 {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" {
+			spec = &special{fn: "Close"} // go close(ch)
+			funText = func() string { return r.eng("Close") }
+		}
+	}
 	switch {
 	case spec != nil:
 	case isFuncLit(fun):

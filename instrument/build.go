@@ -356,16 +356,21 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	// The go command refuses overlays of files in the module cache: the instrumented modules
-	// that live there are copied, rewritten files and all, and replaced by their copies.
-	copies, replaces, err := copyCachedModules(ctx, cfg, others, rewritten)
+	// that live there are copied (once, into the cache directory) and replaced by their
+	// copies, whose files the overlay replaces.
+	copies, replaces, err := copyCachedModules(ctx, cfg, others)
 	if err != nil {
 		return nil, err
 	}
 	overlay := struct{ Replace map[string]string }{map[string]string{}}
 	for orig, dst := range rewritten {
-		if dst != "" && movedTo(copies, orig) == "" {
-			overlay.Replace[orig] = dst
+		if dst == "" {
+			continue
 		}
+		if to := movedTo(copies, orig); to != "" {
+			orig = to
+		}
+		overlay.Replace[orig] = dst
 	}
 	ob, _ := json.Marshal(overlay)
 	overlayPath := filepath.Join(cfg.Work, "overlay.json")
@@ -473,10 +478,13 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, rep
 	return args, nil
 }
 
-// copyCachedModules copies each module of mods that lives in the module cache into
-// cfg.Work/mods, with the rewritten files of rewritten in place of the originals. It returns
-// the copies (module directory -> copy) and the go mod edit -replace arguments that use them.
-func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*packages.Module, rewritten map[string]string) (map[string]string, []string, error) {
+// copyCachedModules copies each module of mods that lives in the module cache to
+// cfg.Cache/mods/PATH@VERSION, once: a writable directory outside the module cache, where the
+// overlay may replace files, the tests may write, and the results store of the module's tests
+// (.interleave at its root) outlives the run, so that interleave replay finds the module
+// there. It returns the copies (module directory -> copy) and the go mod edit -replace
+// arguments that use them.
+func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*packages.Module) (map[string]string, []string, error) {
 	if len(mods) == 0 {
 		return nil, nil, nil
 	}
@@ -499,12 +507,12 @@ func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*package
 	sort.Strings(dirs)
 	for _, dir := range dirs {
 		m := mods[dir]
-		if rel, err := filepath.Rel(cache, dir); err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		rel, err := filepath.Rel(cache, dir)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		sum := sha256.Sum256([]byte(dir))
-		dst := filepath.Join(cfg.Work, "mods", hex.EncodeToString(sum[:8])+"_"+filepath.Base(dir))
-		if err := copyTree(dir, dst); err != nil {
+		dst := filepath.Join(cfg.Cache, "mods", rel)
+		if err := copyModule(dir, dst, m.Path); err != nil {
 			return nil, nil, fmt.Errorf("copy %s: %w", m.Path, err)
 		}
 		copies[dir] = dst
@@ -514,21 +522,38 @@ func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*package
 		}
 		replaces = append(replaces, left+"="+dst)
 	}
-	for orig, rw := range rewritten {
-		if rw == "" {
-			continue
-		}
-		if to := movedTo(copies, orig); to != "" {
-			b, err := os.ReadFile(rw)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := os.WriteFile(to, b, 0o644); err != nil {
-				return nil, nil, err
-			}
+	return copies, replaces, nil
+}
+
+// copyModule copies the module at src to dst unless dst is there already (its go.mod written
+// last), giving it a go.mod if it has none.
+func copyModule(src, dst, path string) error {
+	if _, err := os.Stat(filepath.Join(dst, "go.mod")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), ".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTree(src, tmp); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "go.mod")); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module "+path+"\n"), 0o644); err != nil {
+			return err
 		}
 	}
-	return copies, replaces, nil
+	if err := os.Rename(tmp, dst); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dst, "go.mod")); statErr == nil {
+			return nil // another process copied it first
+		}
+		return err
+	}
+	return nil
 }
 
 // movedTo is where path is in the copy of the copied directory it is under; "" when it is

@@ -168,7 +168,7 @@ func (o *options) envOptions() error {
 }
 
 // progress is the OnExecution hook that streams progress events, at most four a second.
-func (o *options) progress(name string, start time.Time, rep func() *engine.Report) func(int, *engine.Result) {
+func (o *options) progress(name string, start time.Time) func(int, *engine.Result) {
 	return func(n int, r *engine.Result) {
 		if o.events == nil || n&63 != 0 {
 			return

@@ -144,7 +144,7 @@ func explore(t testing.TB, body func(*T), o options) *Report {
 	// execution (its Params, its seed).
 	var file *schedule.File
 	start := time.Now()
-	progress := o.progress(t.Name(), start, nil)
+	progress := o.progress(t.Name(), start)
 	o.config.OnExecution = func(n int, r *engine.Result) {
 		if r.Bug != nil && file == nil {
 			file = engine.NewScheduleFile(r, info, s, n)

@@ -3,7 +3,6 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"sort"
@@ -802,7 +801,7 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		}
 		switch sel.Kind() {
 		case types.FieldVal:
-			r.fieldOperand(x, sel)
+			r.fieldOperand(x)
 			if r.isShared(x) {
 				r.load(x, x.Sel.Pos())
 			}
@@ -810,7 +809,7 @@ func (r *fileRewriter) rv(e ast.Expr) {
 			r.methodValue(x, sel)
 		case types.MethodExpr:
 			if fn, ok := sel.Obj().(*types.Func); ok {
-				if _, ok := specialOf(fn, nil); ok {
+				if _, ok := specialOf(fn); ok {
 					r.problem(x.Pos(), "method expression %s is not instrumented", r.orig(x))
 				}
 			}
@@ -881,7 +880,7 @@ func (r *fileRewriter) load(e ast.Expr, p token.Pos) {
 
 // fieldOperand walks the operand of a field selection: the pointer it goes through is read,
 // a struct value is part of the same location.
-func (r *fileRewriter) fieldOperand(x *ast.SelectorExpr, sel *types.Selection) {
+func (r *fileRewriter) fieldOperand(x *ast.SelectorExpr) {
 	if _, ok := r.under(x.X).(*types.Pointer); ok {
 		r.rv(x.X)
 	} else {
@@ -955,7 +954,7 @@ func (r *fileRewriter) addr(e ast.Expr) {
 		r.addr(x.X)
 	case *ast.SelectorExpr:
 		if sel, ok := r.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
-			r.fieldOperand(x, sel)
+			r.fieldOperand(x)
 		}
 	case *ast.IndexExpr:
 		r.index(x, false)
@@ -1026,7 +1025,7 @@ var specials = map[string]special{
 var engineFuncs map[string]bool
 
 // specialOf returns the engine replacement of the function or method fn, if any.
-func specialOf(fn *types.Func, recv types.Type) (special, bool) {
+func specialOf(fn *types.Func) (special, bool) {
 	if fn.Pkg() == nil {
 		return special{}, false
 	}
@@ -1060,6 +1059,19 @@ func specialOf(fn *types.Func, recv types.Type) (special, bool) {
 	}
 	if path == "sync/atomic" && engineFuncs["Atomic"+named.Obj().Name()+fn.Name()] {
 		return special{fn: "Atomic" + named.Obj().Name() + fn.Name(), method: true}, true
+	}
+	return special{}, false
+}
+
+// specialFor is specialOf for a call of fn through sel (nil for a plain function), where a
+// Lock or Unlock of an interface with both methods also goes through the engine's
+// sync.Locker dispatch.
+func specialFor(fn *types.Func, sel *types.Selection) (special, bool) {
+	if sp, ok := specialOf(fn); ok {
+		return sp, true
+	}
+	if sel != nil && (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
+		return specials["sync.Locker."+fn.Name()], true
 	}
 	return special{}, false
 }
@@ -1182,16 +1194,7 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	}
 	fn, sel, sx := r.callee(c.Fun)
 	if fn != nil {
-		var recvType types.Type
-		if sel != nil {
-			recvType = sel.Recv()
-		}
-		sp, ok := specialOf(fn, recvType)
-		if !ok && sel != nil && fn.Name() == "Lock" || !ok && sel != nil && fn.Name() == "Unlock" {
-			if types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
-				sp, ok = specials["sync.Locker."+fn.Name()], true
-			}
-		}
+		sp, ok := specialFor(fn, sel)
 		if ok {
 			r.specialCall(c, sp, sel, sx)
 			return
@@ -1239,7 +1242,7 @@ func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selec
 func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 	fn, _ := sel.Obj().(*types.Func)
 	if fn != nil {
-		if sp, ok := specialOf(fn, sel.Recv()); ok && sp.method {
+		if sp, ok := specialOf(fn); ok && sp.method {
 			sig := fn.Type().(*types.Signature)
 			if sig.Params().Len() == 0 && sig.Results().Len() == 0 && !sp.noPos {
 				recv := r.receiver(x, sel)
@@ -1334,12 +1337,11 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 				r.problem(c.Pos(), "make of a directional channel type is not instrumented")
 				break
 			}
-			size := ""
 			if len(c.Args) > 1 {
 				r.rv(c.Args[1])
 			}
 			r.set(c, func() string {
-				size = "0"
+				size := "0"
 				if len(c.Args) > 1 {
 					size = r.conv(r.text(c.Args[1]), r.typeOf(c.Args[1]), types.Typ[types.Int])
 				}
@@ -1828,7 +1830,7 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 	c := s.Call
 	fun := unparen(c.Fun)
-	var inits, names []string
+	var names []string
 	var initFns []func() string
 	hoist := func(prefix string, f func() string) string {
 		n := r.temp(prefix)
@@ -1843,14 +1845,7 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 	var spec *special
 	var specRecv string
 	if fn != nil && !isFuncLit(fun) {
-		var recvType types.Type
-		if sel != nil {
-			recvType = sel.Recv()
-		}
-		sp, ok := specialOf(fn, recvType)
-		if !ok && sel != nil && (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
-			sp, ok = specials["sync.Locker."+fn.Name()], true
-		}
+		sp, ok := specialFor(fn, sel)
 		if ok && c.Ellipsis.IsValid() {
 			r.problem(s.Pos(), "go statement calling %s with ... is not instrumented", fn.FullName())
 			r.rv(c.Fun)
@@ -1928,7 +1923,6 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 		n := hoist("a", func() string { return r.text(a) })
 		argText[i] = func() string { return n }
 	}
-	_ = inits
 	r.set(s, func() string {
 		var sb strings.Builder
 		sb.WriteString("{ ")
@@ -1999,10 +1993,8 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 		x := s.X
 		r.wrap(x, func(t string) string { return r.eng("MapRead") + "(" + t + ", " + r.pos(x.Pos()) + ")" })
 	default:
-		if _, ok := r.under(s.X).(*types.Array); ok && !r.isShared(s.X) {
-			// A local array: ranging copies it, nothing shared is read.
-		}
-		r.rv(s.X)
+		r.rv(s.X) // a local array is not shared: rv reads nothing of it
+
 	}
 	if s.Tok == token.ASSIGN {
 		for _, e := range []ast.Expr{s.Key, s.Value} {
@@ -2133,5 +2125,4 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 		})
 		r.stmts(cc.Body)
 	}
-	_ = constant.MakeBool
 }

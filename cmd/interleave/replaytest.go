@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -88,7 +87,7 @@ func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writ
 		return err
 	}
 	abs, _ := filepath.Abs(path)
-	res, log, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs}, nil)
+	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs}, nil)
 	if err != nil {
 		return err
 	}
@@ -110,7 +109,6 @@ func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writ
 	}
 	if res.Bug == nil {
 		fmt.Fprintf(stdout, "\nthe schedule passes.\n")
-		_ = log
 		return nil
 	}
 	fmt.Fprint(stdout, "\n"+res.Report)
@@ -165,6 +163,5 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("minimize %s: no result", path)
 	}
 	fmt.Fprintf(stdout, "%s: %s at %s\npreemptions: %d → %d\nwritten: %s\n", path, res.Bug.Kind, res.Bug.Position, res.Bug.FoundPreemptions, res.Bug.Preemptions, dst)
-	_ = strconv.Itoa
 	return nil
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -207,7 +208,6 @@ func TestFingerprintIsTheHappensBeforeOrder(t *testing.T) {
 // test waits for the watchdog in real time (a fraction of a second): that is what it tests.
 func TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine(t *testing.T) {
 	release := make(chan struct{})
-	defer close(release)
 	var mu sync.Mutex
 	rep := engine.Explore(func(t *engine.T) {
 		engine.Go(func() {
@@ -230,6 +230,18 @@ func TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine(t *testing.T) {
 	}, engine.Config{Strategy: randomStrategy(3), Schedules: 100})
 	if rep.First != nil || rep.Schedules != 100 {
 		t.Fatalf("after the watchdog: %+v", rep)
+	}
+	// Once released, the orphan exits and is forgotten: the runtime reuses an exited
+	// goroutine's identity, and a later goroutine given it must not be taken for the orphan.
+	close(release)
+	give := time.After(time.Minute) // guards against a hang only
+	for engine.OrphanCount() > 0 {
+		select {
+		case <-give:
+			t.Fatalf("%d orphans still registered after they exited", engine.OrphanCount())
+		default:
+			runtime.Gosched()
+		}
 	}
 }
 

@@ -544,7 +544,12 @@ func (e *Exec) run(g *goroutine) {
 	defer func() {
 		r := recover()
 		if e.abandoned.Load() {
-			return // an orphan of an abandoned execution (see runner.abandon)
+			// An orphan of an abandoned execution (see runner.abandon). The runtime reuses
+			// the identity of an exited goroutine, so it must not stay registered.
+			if _, ok := orphans.LoadAndDelete(g.gp); ok {
+				orphanCount.Add(-1)
+			}
+			return
 		}
 		if e.aborting {
 			e.reaped <- struct{}{}

@@ -1,0 +1,4 @@
+package engine
+
+// OrphanCount reports how many goroutines of abandoned executions are still registered.
+func OrphanCount() int32 { return orphanCount.Load() }

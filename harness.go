@@ -60,6 +60,8 @@ type Event struct {
 	Interleavings int `json:"Interleavings"`
 	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
 	MaxSteps      int `json:"MaxSteps,omitempty"`
+	// FirstBug is the number of the first schedule that found a bug (result only).
+	FirstBug int `json:"FirstBug,omitempty"`
 
 	// Result only.
 	Stopped     string              `json:"Stopped,omitempty"`
@@ -122,6 +124,10 @@ func (ev *events) write(e *Event) {
 // schedule of a bug before saving it (INTERLEAVE_MINIMIZE, a duration; 0 turns it off).
 func RunTest(t *testing.T, body func(*T)) {
 	t.Helper()
+	if addr := os.Getenv("INTERLEAVE_DEBUG"); addr != "" {
+		debugTest(t, body, addr)
+		return
+	}
 	ev := openEvents()
 	if ev != nil {
 		defer ev.f.Close()
@@ -209,6 +215,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 		Elapsed: rep.Elapsed.Seconds(), Schedules: rep.Schedules, Buggy: rep.Buggy,
 		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
 		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
+		FirstBug: rep.FirstAt,
 	}
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()

@@ -82,7 +82,12 @@ func Read(addr unsafe.Pointer, pos Pos) {
 	if g == nil {
 		return
 	}
-	e.point(g, OpRead, uintptr(addr), pos)
+	if e.isPoint(pos) {
+		e.point(g, OpRead, uintptr(addr), pos)
+	}
+	if e.race != nil {
+		e.raceAccess(g, addr, false, pos)
+	}
 }
 
 // Write is the scheduling point before a write of possibly shared memory at addr.
@@ -91,7 +96,12 @@ func Write(addr unsafe.Pointer, pos Pos) {
 	if g == nil {
 		return
 	}
-	e.point(g, OpWrite, uintptr(addr), pos)
+	if e.isPoint(pos) {
+		e.point(g, OpWrite, uintptr(addr), pos)
+	}
+	if e.race != nil {
+		e.raceAccess(g, addr, true, pos)
+	}
 }
 
 // Goroutine returns the id of the calling controlled goroutine, or NoGoroutine.

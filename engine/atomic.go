@@ -29,6 +29,7 @@ func atomicPoint(kind OpKind, addr unsafe.Pointer, pos Pos) {
 	e, g := current(pos)
 	if g != nil {
 		e.point(g, kind, uintptr(addr), pos)
+		e.raceAtomic(g, kind, uintptr(addr))
 	}
 }
 

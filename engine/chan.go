@@ -60,6 +60,8 @@ type hchan struct {
 	sendq, recvq []*sudog
 	// waiters are the goroutines whose pending operation involves the channel.
 	waiters waitq
+	// clocks are the race detector's.
+	clocks chanClocks
 }
 
 // chanBuf is the typed part of a channel's shadow: its buffer. Values are passed as pointers
@@ -221,12 +223,14 @@ func (e *Exec) chanExec(s *sudog) {
 			if r := firstWaiter(c.recvq, o); r != nil {
 				c.buf.move(r.b.elem, b.elem)
 				*r.b.okp = true
+				e.raceTransfer(c, o.g, r.op.g, nil)
 				e.match(r)
 				return
 			}
 		}
 		if c.buf.len() < c.cap {
 			c.buf.push(b.elem)
+			e.raceSend(c, o.g, nil)
 			return
 		}
 		panic("engine: internal error: send executed on a channel that is not ready")
@@ -234,9 +238,11 @@ func (e *Exec) chanExec(s *sudog) {
 	if n := c.buf.len(); n > 0 {
 		c.buf.pop(b.elem)
 		*b.okp = true
+		e.raceRecv(c, o.g)
 		if n == c.cap {
 			if w := firstWaiter(c.sendq, o); w != nil {
 				c.buf.push(w.b.elem)
+				e.raceSend(c, w.op.g, nil)
 				e.match(w)
 			}
 		}
@@ -245,11 +251,13 @@ func (e *Exec) chanExec(s *sudog) {
 	if c.closed {
 		c.buf.zero(b.elem)
 		*b.okp = false
+		e.raceRecvClosed(c, o.g)
 		return
 	}
 	if w := firstWaiter(c.sendq, o); w != nil {
 		c.buf.move(b.elem, w.b.elem)
 		*b.okp = true
+		e.raceTransfer(c, w.op.g, o.g, nil)
 		e.match(w)
 		return
 	}
@@ -345,6 +353,7 @@ func Close[T any](ch chan<- T, pos Pos) {
 	close(ch) // the runtime's panic for a nil or closed channel
 	if c != nil {
 		c.closed = true
+		e.raceClose(c, g)
 		e.notify(&c.waiters)
 	}
 }
@@ -394,12 +403,14 @@ func chanDeliver[T any](e *Exec, ch chan T, v T) (ok bool) {
 		if r := firstWaiter(c.recvq, nil); r != nil {
 			c.buf.move(r.b.elem, unsafe.Pointer(&v))
 			*r.b.okp = true
+			e.raceTransfer(c, nil, r.op.g, e.raceAll())
 			e.match(r)
 			return true
 		}
 	}
 	if c.buf.len() < c.cap {
 		c.buf.push(unsafe.Pointer(&v))
+		e.raceSend(c, nil, e.raceAll())
 		e.notify(&c.waiters)
 		return true
 	}
@@ -427,6 +438,7 @@ func chanDrain[T any](e *Exec, ch chan T) int {
 		}
 	}
 	n := c.buf.drain()
+	e.raceDrained(c, n)
 	if n > 0 {
 		// A full buffer may have had senders waiting: they can send now.
 		e.notify(&c.waiters)
@@ -445,6 +457,7 @@ func chanCloseInternal[T any](e *Exec, ch chan T) (wasOpen bool) {
 	if c != nil {
 		c.closed = true
 		wasOpen = true
+		e.raceClose(c, nil)
 		e.notify(&c.waiters)
 	}
 	return wasOpen

@@ -42,6 +42,8 @@ type goroutine struct {
 	stack     []Frame
 
 	wakeAt int64 // OpSleep: virtual time to wake at
+
+	vc vclock // the race detector's vector clock
 }
 
 // blocker says whether a goroutine's pending operation can proceed.
@@ -126,6 +128,14 @@ type Exec struct {
 	// running is the goroutine that has control, published for the watchdog.
 	running atomic.Pointer[goroutine]
 
+	// points says which memory accesses are scheduling points; racyPoints lists them for
+	// PointsRacy. race is the race detector, nil when it is off.
+	points     Points
+	racyPoints map[Pos]bool
+	race       *raceDetector
+	raceKept   *raceDetector // reused across executions
+	raceFail   bool
+
 	result Result
 	pool   []*goroutine
 }
@@ -141,7 +151,7 @@ func newExec() *Exec {
 // reset prepares a (reused) execution for the next run.
 func (e *Exec) reset(s Strategy, maxSteps int) {
 	for _, g := range e.gs {
-		*g = goroutine{wake: g.wake, queues: g.queues[:0]}
+		*g = goroutine{wake: g.wake, queues: g.queues[:0], vc: g.vc[:0]}
 		e.pool = append(e.pool, g)
 	}
 	e.strategy = s
@@ -499,6 +509,7 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 	if parent != nil {
 		g.parent = parent.id
 	}
+	e.raceGo(parent, g)
 	if lazy {
 		g.lazy = true
 		g.pending = Op{Kind: OpStart, Pos: pos}

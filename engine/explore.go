@@ -42,6 +42,28 @@ type Config struct {
 	// OnExecution, when set, is called after each execution with its number (from 1) and
 	// result, on the exploring goroutine. The result is only valid during the call.
 	OnExecution func(n int, r *Result)
+	// Points says which shared-memory accesses are scheduling points (default: all), and
+	// RacyPoints lists the positions of those that are with PointsRacy.
+	Points     Points
+	RacyPoints []Pos
+	// Races turns the data-race detector on; RacesFail makes the first race of an
+	// execution a bug (kind Race) that ends it, instead of a finding.
+	Races     bool
+	RacesFail bool
+}
+
+// UsePointsOf sets c's points to those a schedule file was recorded with.
+func (c *Config) UsePointsOf(f *schedule.File) error {
+	c.Points, c.RacyPoints = PointsAll, nil
+	if f.Points == "" {
+		return nil
+	}
+	p, err := ParsePoints(f.Points)
+	if err != nil {
+		return fmt.Errorf("schedule file %s: %w", f.Path, err)
+	}
+	c.Points, c.RacyPoints = p, f.RacyPoints
+	return nil
 }
 
 // Report summarizes an exploration.
@@ -66,6 +88,9 @@ type Report struct {
 	Err     error
 	// Limitations lists what the engine could not control.
 	Limitations []Limitation
+	// Races are the data races found (Config.Races), each pair of source positions once, in
+	// the order found.
+	Races []DataRace
 }
 
 // SchedulesPerSecond is the exploration's throughput.
@@ -90,7 +115,8 @@ func Explore(body func(*T), cfg Config) *Report {
 	rep := &Report{Strategy: cfg.Strategy.Name()}
 	start := time.Now()
 	seen := make(map[uint64]struct{})
-	r := runner{cfg: cfg, e: newExec()}
+	r := newRunner(cfg)
+	races := make(map[racePair]int)
 	defer func() { rep.Elapsed = time.Since(start) }()
 	for {
 		switch {
@@ -114,6 +140,9 @@ func Explore(body func(*T), cfg Config) *Report {
 		res := r.run(body, rep.First == nil)
 		cfg.Strategy.End(res)
 		rep.Schedules++
+		if len(res.Races) > 0 {
+			rep.addRaces(races, res.Races, rep.Schedules, func(fresh []*DataRace) { r.raceStacks(body, r.e, fresh) })
+		}
 		if cfg.OnExecution != nil {
 			cfg.OnExecution(rep.Schedules, res)
 		}
@@ -170,7 +199,7 @@ func Run(body func(*T), s Strategy, cfg Config) *Result {
 	if !s.Begin() {
 		return &Result{Err: fmt.Errorf("strategy %s has nothing to run", s.Name())}
 	}
-	r := runner{cfg: cfg, e: newExec()}
+	r := newRunner(cfg)
 	res := r.run(body, true).clone()
 	s.End(res)
 	return res
@@ -179,8 +208,45 @@ func Run(body func(*T), s Strategy, cfg Config) *Result {
 // runner runs executions, reusing one Exec (and its goroutines' handoff channels) as long as
 // no execution is abandoned.
 type runner struct {
-	cfg Config
-	e   *Exec
+	cfg  Config
+	e    *Exec
+	racy map[Pos]bool
+	// capture asks the race detector for the stacks of these accesses (raceStacks).
+	capture map[int32][]*[]Frame
+}
+
+func newRunner(cfg Config) runner {
+	r := runner{cfg: cfg, e: newExec()}
+	if cfg.Points == PointsRacy {
+		r.racy = make(map[Pos]bool, len(cfg.RacyPoints))
+		for _, p := range cfg.RacyPoints {
+			r.racy[p] = true
+		}
+	}
+	return r
+}
+
+// addRaces merges the races of execution n into the report; stacks is called with the races
+// seen for the first time, to find their stacks, before they are added.
+func (rep *Report) addRaces(index map[racePair]int, found []DataRace, n int, stacks func([]*DataRace)) {
+	var fresh []*DataRace
+	for i := range found {
+		rc := &found[i]
+		if j, ok := index[rc.key()]; ok {
+			rep.Races[j].Schedules++
+			continue
+		}
+		rc.Schedule, rc.Schedules = n, 1
+		fresh = append(fresh, rc)
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	stacks(fresh)
+	for _, rc := range fresh {
+		index[rc.key()] = len(rep.Races)
+		rep.Races = append(rep.Races, *rc)
+	}
 }
 
 func (r *runner) run(body func(*T), wantStacks bool) *Result {
@@ -190,11 +256,16 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 		maxSteps = DefaultMaxSteps
 	}
 	e.reset(r.cfg.Strategy, maxSteps)
+	e.configure(&r.cfg, r.racy)
+	if e.race != nil {
+		e.race.capture = r.capture
+	}
 	t := &T{e: e, name: r.cfg.Name}
 	main := e.newGoroutine(func() {
 		defer t.runCleanups()
 		body(t)
 	}, "")
+	e.raceGo(nil, main)
 	e.setEnabled(main, true)
 	e.cur = main
 	active.Store(e)
@@ -226,6 +297,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	res.Skipped = t.skipped && res.Bug == nil
 	res.Logs = t.logs
 	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))
+	res.Races = e.races()
 	if res.Bug != nil {
 		res.Bug.Logs = t.logs
 		res.Bug.Goroutines = states
@@ -323,5 +395,6 @@ func (r *Result) clone() *Result {
 	c := *r
 	c.ForeignPos = append([]Pos(nil), r.ForeignPos...)
 	c.Logs = append([]string(nil), r.Logs...)
+	c.Races = append([]DataRace(nil), r.Races...)
 	return &c
 }

@@ -10,6 +10,9 @@ type mutexState struct {
 	locked  bool
 	owner   GID // informative: Go mutexes are not owned
 	waiters waitq
+	// unlocked is the race detector's clock of the Unlocks: each happens before the next
+	// Lock returns.
+	unlocked vclock
 }
 
 func (m *mutexState) ready(*goroutine) bool { return !m.locked }
@@ -29,6 +32,7 @@ func Lock(mu *sync.Mutex, pos Pos) {
 	e.pointWait(g, OpLock, uintptr(unsafe.Pointer(mu)), pos, m, &m.waiters)
 	m.locked = true
 	m.owner = g.id
+	e.raceAcquire(g, m.unlocked)
 	e.notify(&m.waiters)
 }
 
@@ -45,6 +49,7 @@ func TryLock(mu *sync.Mutex, pos Pos) bool {
 	}
 	m.locked = true
 	m.owner = g.id
+	e.raceAcquire(g, m.unlocked)
 	e.notify(&m.waiters)
 	return true
 }
@@ -64,5 +69,6 @@ func Unlock(mu *sync.Mutex, pos Pos) {
 	}
 	m.locked = false
 	m.owner = NoGoroutine
+	e.raceRelease(g, &m.unlocked)
 	e.notify(&m.waiters)
 }

@@ -11,6 +11,9 @@ type onceState struct {
 	done    bool
 	running bool
 	waiters waitq
+	// returned is the race detector's clock of the return of f, which happens before every
+	// Do returns.
+	returned vclock
 }
 
 func (s *onceState) ready(*goroutine) bool { return s.done || !s.running }
@@ -33,6 +36,7 @@ func OnceDo(o *sync.Once, f func(), pos Pos) {
 	e.pointWait(g, OpOnce, uintptr(unsafe.Pointer(o)), pos, s, &s.waiters)
 	nilCheck(unsafe.Pointer(o))
 	if s.done {
+		e.raceAcquire(g, s.returned)
 		return
 	}
 	s.running = true
@@ -40,6 +44,7 @@ func OnceDo(o *sync.Once, f func(), pos Pos) {
 	defer func() {
 		s.done = true
 		s.running = false
+		e.raceRelease(g, &s.returned)
 		e.notify(&s.waiters)
 	}()
 	f()

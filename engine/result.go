@@ -107,6 +107,9 @@ type Result struct {
 	Skipped bool
 	// Logs are the test's log lines.
 	Logs []string
+	// Races are the data races the detector found in this execution (Config.Races), each
+	// pair of source positions once.
+	Races []DataRace
 }
 
 // foreignMu serializes noteForeign: goroutines the engine did not start run concurrently with

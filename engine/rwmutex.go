@@ -29,6 +29,9 @@ type rwState struct {
 	readerSem   int32
 	writerSem   int32
 	waiters     waitq
+	// The race detector's clocks: of the Unlocks (acquired by every Lock and RLock) and of
+	// the RUnlocks (acquired by every Lock).
+	unlocked, runlocked vclock
 }
 
 // The blockers of the RWMutex's three kinds of waits.
@@ -65,11 +68,13 @@ func RLock(rw *sync.RWMutex, pos Pos) {
 	s := rwOf(e, rw)
 	s.readerCount++
 	if s.readerCount >= 0 {
+		e.raceAcquire(g, s.unlocked)
 		return
 	}
 	e.pointWait(g, OpRLock, obj, pos, (*rwReaderWait)(s), &s.waiters)
 	s.readerSem--
 	e.notify(&s.waiters)
+	e.raceAcquire(g, s.unlocked)
 }
 
 // RWTryRLock is rw.TryRLock(). It never blocks.
@@ -85,6 +90,7 @@ func RWTryRLock(rw *sync.RWMutex, pos Pos) bool {
 		return false
 	}
 	s.readerCount++
+	e.raceAcquire(g, s.unlocked)
 	return true
 }
 
@@ -100,6 +106,7 @@ func RUnlock(rw *sync.RWMutex, pos Pos) {
 	nilCheck(unsafe.Pointer(rw))
 	s := rwOf(e, rw)
 	s.readerCount--
+	e.raceRelease(g, &s.runlocked)
 	if r := s.readerCount; r < 0 {
 		if r+1 == 0 || r+1 == -rwmutexMaxReaders {
 			throw("sync: RUnlock of unlocked RWMutex")
@@ -130,6 +137,7 @@ func RWLock(rw *sync.RWMutex, pos Pos) {
 	r := s.readerCount
 	s.readerCount -= rwmutexMaxReaders
 	e.notify(&s.waiters)
+	defer s.raceLocked(e, g)
 	if r == 0 {
 		return
 	}
@@ -140,6 +148,13 @@ func RWLock(rw *sync.RWMutex, pos Pos) {
 	e.pointWait(g, OpLock, obj, pos, (*rwWriterWait)(s), &s.waiters)
 	s.writerSem--
 	e.notify(&s.waiters)
+}
+
+// raceLocked is the race detector's edge of a Lock: every Unlock and RUnlock before it
+// happens before it returns.
+func (s *rwState) raceLocked(e *Exec, g *goroutine) {
+	e.raceAcquire(g, s.unlocked)
+	e.raceAcquire(g, s.runlocked)
 }
 
 // RWTryLock is rw.TryLock(). It never blocks.
@@ -157,6 +172,7 @@ func RWTryLock(rw *sync.RWMutex, pos Pos) bool {
 	s.wLocked = true
 	s.readerCount = -rwmutexMaxReaders
 	e.notify(&s.waiters)
+	s.raceLocked(e, g)
 	return true
 }
 
@@ -182,6 +198,7 @@ func RWUnlock(rw *sync.RWMutex, pos Pos) {
 		throw("sync: unlock of unlocked mutex")
 	}
 	s.wLocked = false
+	e.raceRelease(g, &s.unlocked)
 	e.notify(&s.waiters)
 }
 

@@ -374,6 +374,9 @@ func (e *Exec) chanRun(g *goroutine, o *chanOp, kind OpKind) int {
 		}
 	}
 	e.notifyOp(o)
+	if k >= 0 && o.sgs[k].c == nil {
+		e.raceAcquireAll(g) // a channel the engine does not control: its partner is unknown
+	}
 	if kind == OpSelect && k >= 0 {
 		e.setStepObject(o.sgs[k].b.addr)
 	}

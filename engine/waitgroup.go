@@ -15,6 +15,9 @@ type wgState struct {
 	waiters uint32
 	sema    uint32
 	q       waitq
+	// done is the race detector's clock of the Dones (Adds with a negative delta): each
+	// happens before the Wait it releases returns.
+	done vclock
 }
 
 func (s *wgState) ready(*goroutine) bool { return s.sema > 0 }
@@ -35,6 +38,9 @@ func WGAdd(wg *sync.WaitGroup, delta int, pos Pos) {
 	s := wgOf(e, wg)
 	// The counter is the high half of a 64-bit state: delta is truncated to 32 bits.
 	s.counter = int32(uint32(s.counter) + uint32(delta))
+	if delta < 0 {
+		e.raceRelease(g, &s.done)
+	}
 	v, w := s.counter, s.waiters
 	if v < 0 {
 		panic("sync: negative WaitGroup counter")
@@ -70,12 +76,14 @@ func WGWait(wg *sync.WaitGroup, pos Pos) {
 	nilCheck(unsafe.Pointer(wg))
 	s := wgOf(e, wg)
 	if s.counter == 0 {
+		e.raceAcquire(g, s.done)
 		return
 	}
 	s.waiters++
 	e.pointWait(g, OpWaitGroupWait, obj, pos, s, &s.q)
 	s.sema--
 	e.notify(&s.q)
+	e.raceAcquire(g, s.done)
 	if s.counter != 0 || s.waiters != 0 {
 		panic("sync: WaitGroup is reused before previous Wait has returned")
 	}

@@ -20,6 +20,7 @@ import (
 //	  "test": {"module": "example.com/bank", "package": "example.com/bank", "name": "TestTransfer", "build": "5f2c..."},
 //	  "strategy": {"name": "pct", "params": {"depth": "3", "seed": "42"}},
 //	  "execution": 17,
+//	  "points": "racy", "racyPoints": ["bank.go:12:3", "bank.go:19:2"],
 //	  "result": {"steps": 41, "goroutines": 3, "preemptions": 2, "fingerprint": "9f1c00e3a1b2c3d4"},
 //	  "bug": {
 //	    "kind": "deadlock",
@@ -41,6 +42,7 @@ import (
 // A goroutine step has "g" (and an optional "step", its 1-based number among the goroutine
 // steps, checked when present); a data choice has "choice" (the alternative taken), "n" (the
 // number of alternatives) and "g" (the goroutine that chose). "op" and "pos" are informative.
+// "points" and "racyPoints" say which memory accesses were scheduling points (absent: all).
 // Fields this version does not know are ignored.
 
 // FormatName is the value of the "format" field of every schedule file.
@@ -59,6 +61,11 @@ type File struct {
 	Strategy Strategy
 	// Execution is the number of the execution within its exploration, from 1 (0: unknown).
 	Execution int
+	// Points is the scheduling-points mode the execution ran with ("all", "sync", "racy";
+	// empty means "all"), and RacyPoints the positions of the accesses that were scheduling
+	// points in mode "racy". A replay must use the same points to make the same decisions.
+	Points     string
+	RacyPoints []string
 	// Result summarizes the execution.
 	Result Summary
 	// Bug is what went wrong, nil if the execution passed.
@@ -240,6 +247,8 @@ type (
 		Test      *Test       `json:"test"`
 		Strategy  *Strategy   `json:"strategy"`
 		Execution int         `json:"execution"`
+		Points    string      `json:"points"`
+		Racy      []string    `json:"racyPoints"`
 		Result    *wireResult `json:"result"`
 		Bug       *wireBug    `json:"bug"`
 		Steps     *[]wireStep `json:"steps"`
@@ -300,7 +309,12 @@ func decode(data []byte, path string) (*File, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, jsonError(data, path, err)
 	}
-	f := &File{Execution: w.Execution}
+	f := &File{Execution: w.Execution, Points: w.Points, RacyPoints: w.Racy}
+	switch f.Points {
+	case "", "all", "sync", "racy":
+	default:
+		return nil, errorf(path, ErrInvalid, 0, 0, "points %q is not one of all, sync, racy", f.Points)
+	}
 	if w.Test == nil {
 		return nil, errorf(path, ErrMissing, 0, 0, "missing required field \"test\"")
 	}
@@ -554,6 +568,12 @@ func (f *File) Encode(w io.Writer) error {
 	}
 	if f.Execution > 0 {
 		fmt.Fprintf(&b, "  \"execution\": %d,\n", f.Execution)
+	}
+	if f.Points != "" {
+		fmt.Fprintf(&b, "  \"points\": %s,\n", marshal(f.Points))
+	}
+	if len(f.RacyPoints) > 0 {
+		fmt.Fprintf(&b, "  \"racyPoints\": %s,\n", marshal(f.RacyPoints))
 	}
 	res := wireResult{Steps: f.Result.Steps, Goroutines: f.Result.Goroutines, Preemptions: f.Result.Preemptions}
 	if f.Result.Fingerprint != 0 {

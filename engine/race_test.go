@@ -138,7 +138,7 @@ var racePrograms = []raceProgram{
 			ch := engine.MakeChan[int](0, "u.go:1")
 			engine.Go(func() {
 				engine.Store(&a, 1, "u.go:2")
-				engine.Send(ch, 1, "u.go:3") // a is published by the send
+				engine.Send(ch, 1, "u.go:3")  // a is published by the send
 				_ = engine.Load(&b, "u.go:4") // b was written before the receive, which completes before this send does
 			}, "u.go:5")
 			engine.Store(&b, 1, "u.go:6")

@@ -109,3 +109,10 @@ func (t *NativeTally) Hung() {
 
 // Left is the number of runs still wanted.
 func (t *NativeTally) Left() int { return t.Requested - t.Runs }
+
+// Abandon forgets the run under way without counting it: the command stopped it for a reason
+// of its own (the native time budget, an interruption).
+func (t *NativeTally) Abandon() { t.running = false }
+
+// Test is the name of the test the tally counts.
+func (t *NativeTally) Test() string { return t.test }

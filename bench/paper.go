@@ -76,11 +76,16 @@ func (p *Paper) Row(id int) *PaperRow {
 	return nil
 }
 
-// Found counts the benchmarks whose bug a paper technique found within limit schedules (the
-// published schedules to first bug ≤ limit), and how many rows it has a value for.
-func (p *Paper) Found(paperTechnique string, limit int) (found, of int) {
-	for i := range p.Rows {
-		n, ok := p.Rows[i].FirstBug(paperTechnique)
+// Found counts the benchmarks among ids whose bug a paper technique found within limit
+// schedules (the published schedules to first bug ≤ limit), and how many of them it has a
+// value for.
+func (p *Paper) Found(paperTechnique string, limit int, ids []int) (found, of int) {
+	for _, id := range ids {
+		row := p.Row(id)
+		if row == nil {
+			continue
+		}
+		n, ok := row.FirstBug(paperTechnique)
 		if !ok {
 			continue
 		}

@@ -132,12 +132,18 @@ func summaryTable(w io.Writer, r *Run, paper *Paper, n49 int) {
 	fmt.Fprintf(w, "| technique | bugs found (of %d) | paper, first bug ≤ %d | paper, at its limit %d | toys | cells cut short |\n", n49, r.Limit, PaperLimit)
 	fmt.Fprintf(w, "|---|---|---|---|---|---|\n")
 	mainT, toyT := r.Tallies(false), r.Tallies(true)
+	var ids []int
+	for _, b := range r.Benchmarks {
+		if !b.Toy() {
+			ids = append(ids, b.ID)
+		}
+	}
 	for i, t := range mainT {
 		paperAt, paperAll := "—", "—"
 		if t.Technique.Paper != "" && paper != nil {
-			f, of := paper.Found(t.Technique.Paper, r.Limit)
+			f, of := paper.Found(t.Technique.Paper, r.Limit, ids)
 			paperAt = fmt.Sprintf("%d/%d", f, of)
-			f, of = paper.Found(t.Technique.Paper, PaperLimit)
+			f, of = paper.Found(t.Technique.Paper, PaperLimit, ids)
 			paperAll = fmt.Sprintf("%d/%d", f, of)
 		}
 		toy := "—"

@@ -62,6 +62,13 @@ type Event struct {
 	MaxSteps      int `json:"MaxSteps,omitempty"`
 	// FirstBug is the number of the first schedule that found a bug (result only).
 	FirstBug int `json:"FirstBug,omitempty"`
+	// Points is the scheduling-points mode, DetectionSchedules the schedules of its
+	// race-detection phase (mode "racy"), Races the number of data races found, and
+	// Findings the findings document they were written to (result only).
+	Points             string `json:"Points,omitempty"`
+	DetectionSchedules int    `json:"DetectionSchedules,omitempty"`
+	Races              int    `json:"Races,omitempty"`
+	Findings           string `json:"Findings,omitempty"`
 
 	// Result only.
 	Stopped     string              `json:"Stopped,omitempty"`
@@ -132,8 +139,8 @@ func RunTest(t *testing.T, body func(*T)) {
 	if ev != nil {
 		defer ev.f.Close()
 	}
-	o := options{strategyName: DefaultStrategy, seed: 1, events: ev, minimize: 5 * time.Second}
-	o.config.Schedules = DefaultSchedules
+	o := defaultOptions()
+	o.events, o.minimize = ev, 5*time.Second
 	explore(t, body, o)
 }
 

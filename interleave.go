@@ -59,6 +59,16 @@ type options struct {
 	replay       string
 	events       *events       // the event stream of a test run by the interleave command
 	minimize     time.Duration // the time budget of minimizing a bug's schedule; 0 = none
+	raceRuns     int           // schedules of the race-detection phase of points "racy"
+}
+
+// defaultOptions are the options of Explore and RunTest before any is applied.
+func defaultOptions() options {
+	o := options{strategyName: DefaultStrategy, seed: 1, raceRuns: DefaultRaceRuns}
+	o.config.Schedules = DefaultSchedules
+	o.config.Points = DefaultPoints
+	o.config.Races = true
+	return o
 }
 
 // Strategy selects a strategy by name ("random", "pct", "dfs", "ipb", "idb") with its
@@ -97,8 +107,7 @@ func Replay(path string) Option { return func(o *options) { o.replay = path } }
 // space, and fails t with the first bug found. It returns the exploration's report.
 func Explore(t testing.TB, body func(*T), opts ...Option) *Report {
 	t.Helper()
-	o := options{strategyName: DefaultStrategy, seed: 1}
-	o.config.Schedules = DefaultSchedules
+	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -111,6 +120,9 @@ func explore(t testing.TB, body func(*T), o options) *Report {
 		t.Fatalf("interleave: %v", err)
 	}
 	if err := o.envOptions(); err != nil {
+		t.Fatalf("interleave: %v", err)
+	}
+	if err := o.raceOptions(); err != nil {
 		t.Fatalf("interleave: %v", err)
 	}
 	o.config.Name = t.Name()
@@ -140,32 +152,68 @@ func explore(t testing.TB, body func(*T), o options) *Report {
 		}
 	}
 	o.config.Strategy = s
+	start := time.Now()
+	var detect *Report
+	if o.config.Points == engine.PointsRacy && o.config.RacyPoints == nil {
+		var err error
+		if detect, err = detectRaces(body, &o); err != nil {
+			fail(detect, "%v", err)
+		}
+		o.config.RacyPoints = racyPositions(detect.Races)
+	}
 	// The schedule file of the first bug is made while the strategy still describes that
 	// execution (its Params, its seed).
 	var file *schedule.File
-	start := time.Now()
 	progress := o.progress(t.Name(), start)
 	o.config.OnExecution = func(n int, r *engine.Result) {
 		if r.Bug != nil && file == nil {
 			file = engine.NewScheduleFile(r, info, s, n)
+			file.Points = o.config.Points.String()
+			if o.config.Points == engine.PointsRacy {
+				file.RacyPoints = o.config.RacyPoints
+			}
 		}
 		progress(n, r)
 	}
 	rep := engine.Explore(body, o.config)
+	mergeDetected(rep, detect)
+	// The findings document is written whatever the outcome, with the bug's schedule once
+	// it is saved.
+	var bugPath string
+	defer func() {
+		if o.events == nil && !o.config.Races {
+			return
+		}
+		if _, err := saveFindings(&o, info, rep, detect, bugPath); err != nil {
+			t.Logf("interleave: %v", err)
+		}
+	}()
+	withFindings := func(e *Event) *Event {
+		e.Points = o.config.Points.String()
+		e.Races = len(rep.Races)
+		if detect != nil {
+			e.DetectionSchedules = detect.Schedules
+		}
+		if path, ok := findingsPath(info); ok {
+			e.Findings = path
+		}
+		return e
+	}
 	switch {
 	case rep.Err != nil:
 		fail(rep, "%s: %v", s.Name(), rep.Err)
 	case rep.Stopped == "limitation":
 		fail(rep, "%s", rep.Limitations[len(rep.Limitations)-1].Message)
 	case rep.Stopped == "skipped":
-		o.events.write(resultEvent(t.Name(), info, rep))
+		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
 		t.Skipf("interleave: the test skipped itself")
 	case rep.First != nil:
 		path, err := saveSchedule(o.dir, file)
 		if err != nil {
 			t.Errorf("interleave: %v", err)
 		}
-		e := resultEvent(t.Name(), info, rep)
+		bugPath = path
+		e := withFindings(resultEvent(t.Name(), info, rep))
 		e.Bug = bugEvent(rep.First, path)
 		if err == nil && o.minimize > 0 {
 			before, after, merr := minimizeSchedule(body, file, path, o.minimize)
@@ -182,7 +230,7 @@ func explore(t testing.TB, body func(*T), o options) *Report {
 		o.events.write(e)
 		t.Errorf("%s", e.Report)
 	default:
-		o.events.write(resultEvent(t.Name(), info, rep))
+		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
 		if testing.Verbose() {
 			t.Logf("interleave: %s", Summary(rep))
 		}
@@ -205,6 +253,8 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 	}
 	o.config.MaxSteps = engine.ReplayMaxSteps(f)
 	o.config.Record = true
+	o.config.Races, o.config.RacesFail = false, false
+	o.config.UseFile(f) // validated by Load
 	r := engine.Run(body, strategy.NewReplayFile(f), o.config)
 	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
 	e := resultEvent(t.Name(), info, rep)

@@ -52,17 +52,21 @@ type Config struct {
 	RacesFail bool
 }
 
-// UsePointsOf sets c's points to those a schedule file was recorded with.
-func (c *Config) UsePointsOf(f *schedule.File) error {
+// UseFile configures c to execute as the schedule file f was recorded: with the same
+// scheduling points (a replay must see the same decisions), and with the race detector
+// failing at the first race when f's bug is a race.
+func (c *Config) UseFile(f *schedule.File) error {
 	c.Points, c.RacyPoints = PointsAll, nil
-	if f.Points == "" {
-		return nil
+	if f.Points != "" {
+		p, err := ParsePoints(f.Points)
+		if err != nil {
+			return fmt.Errorf("schedule file %s: %w", f.Path, err)
+		}
+		c.Points, c.RacyPoints = p, f.RacyPoints
 	}
-	p, err := ParsePoints(f.Points)
-	if err != nil {
-		return fmt.Errorf("schedule file %s: %w", f.Path, err)
+	if f.Bug != nil && BugKind(f.Bug.Kind) == Race {
+		c.Races, c.RacesFail = true, true
 	}
-	c.Points, c.RacyPoints = p, f.RacyPoints
 	return nil
 }
 

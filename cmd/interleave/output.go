@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -47,6 +48,9 @@ type jsonEvent struct {
 	Buggy         *int                 `json:"Buggy,omitempty"`
 	Interleavings *int                 `json:"Interleavings,omitempty"`
 	Bug           *interleave.EventBug `json:"Bug,omitempty"`
+	// Races is the number of data races found, Findings the document that lists them.
+	Races    *int   `json:"Races,omitempty"`
+	Findings string `json:"Findings,omitempty"`
 }
 
 func (o *output) emit(e jsonEvent) {
@@ -146,7 +150,8 @@ func (o *output) result(t testOutcome) {
 			action = "skip"
 		}
 		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
-			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug})
+			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
+			Races: &e.Races, Findings: e.Findings})
 		return
 	}
 	o.clear()
@@ -154,6 +159,7 @@ func (o *output) result(t testOutcome) {
 	case e.Bug != nil:
 		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, indentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
 		o.schedule(e.Bug)
+		o.races(e)
 		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, thousands(e.Schedules))
 	case e.Stopped == "skipped":
 		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
@@ -170,6 +176,24 @@ func (o *output) result(t testOutcome) {
 		for _, l := range e.Limitations {
 			fmt.Fprintf(o.stdout, "    limitation: %s\n", l.Message)
 		}
+		o.races(e)
+	}
+}
+
+// races prints the data races of a test's result, one line each, from its findings document.
+func (o *output) races(e *interleave.Event) {
+	if e.Races == 0 || e.Findings == "" {
+		return
+	}
+	f, err := findings.Load(e.Findings)
+	if err != nil {
+		fmt.Fprintf(o.stdout, "    %d data race(s); their findings are not readable: %v\n", e.Races, err)
+		return
+	}
+	fmt.Fprintf(o.stdout, "    %d data race(s) (findings, not failures; interleave races shows their stacks):\n", len(f.Races))
+	for _, r := range f.Races {
+		fmt.Fprintf(o.stdout, "      %s %s (G%d) and %s %s (G%d), seen in %s schedule(s)\n",
+			r.A.Op, r.A.Pos, r.A.Goroutine, r.B.Op, r.B.Pos, r.B.Goroutine, thousands(r.Schedules))
 	}
 }
 

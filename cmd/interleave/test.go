@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/strategy"
 	"github.com/interleave-dev/interleave/instrument"
 )
@@ -36,6 +37,9 @@ type testFlags struct {
 	verbose    bool
 	minimize   time.Duration
 	maxSteps   int
+	points     string
+	races      string
+	raceRuns   int
 	modules    []string
 	buildFlags []string
 	packages   []string
@@ -49,7 +53,8 @@ var (
 )
 
 func parseTestFlags(args []string) (*testFlags, error) {
-	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: interleave.DefaultSchedules, seed: 1, minimize: 5 * time.Second}
+	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: interleave.DefaultSchedules, seed: 1, minimize: 5 * time.Second,
+		points: interleave.DefaultPoints.String(), races: "report", raceRuns: interleave.DefaultRaceRuns}
 	if !contains(strategy.Names, "portfolio") {
 		f.strategy = interleave.DefaultStrategy
 	}
@@ -144,6 +149,29 @@ func parseTestFlags(args []string) (*testFlags, error) {
 					err = fmt.Errorf("%w: -max-steps %q: want a number of steps", errUsage, v)
 				}
 			}
+		case "points":
+			var v string
+			if v, err = next(); err == nil {
+				if _, perr := engine.ParsePoints(v); perr != nil {
+					err = fmt.Errorf("%w: -points: %v", errUsage, perr)
+				}
+				f.points = v
+			}
+		case "races":
+			var v string
+			if v, err = next(); err == nil {
+				if v != "report" && v != "fail" && v != "off" {
+					err = fmt.Errorf("%w: -races %q: want report, fail or off", errUsage, v)
+				}
+				f.races = v
+			}
+		case "race-runs":
+			var v string
+			if v, err = next(); err == nil {
+				if f.raceRuns, err = strconv.Atoi(v); err != nil || f.raceRuns < 1 {
+					err = fmt.Errorf("%w: -race-runs %q: want a positive number of schedules", errUsage, v)
+				}
+			}
 		case "instrument":
 			var v string
 			if v, err = next(); err == nil {
@@ -193,13 +221,20 @@ func contains(list []string, s string) bool {
 }
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-strategy name] [-param value ...]
-	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-instrument modules] [-json] [-v]
+	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-instrument modules]
+	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
 path prefix, comma-separated) and explores each test that -run selects under the controlled
 scheduler: every schedule runs the test's body once, in one process. No file of the module is
 modified. A bug's schedule is saved in .interleave/schedules at the module root and minimized
 (-minimize, default 5s) to the fewest preemptions; interleave replay FILE replays it.
+
+Data races are detected in every schedule (happens-before, vector clocks) and written to
+.interleave/findings; interleave races prints them. They are findings, not failures, unless
+-races=fail. -points chooses the scheduling points among memory accesses: racy (the default:
+a detection phase of -race-runs schedules finds the racy accesses, then only they and
+synchronization are interleaved, as SCTBench does), sync (synchronization only) or all.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
 
@@ -394,6 +429,9 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 		"INTERLEAVE_SEED=" + strconv.FormatUint(f.seed, 10),
 		"INTERLEAVE_KEEP_GOING=" + strconv.FormatBool(f.keepGoing),
 		"INTERLEAVE_MINIMIZE=" + f.minimize.String(),
+		"INTERLEAVE_POINTS=" + f.points,
+		"INTERLEAVE_RACES=" + f.races,
+		"INTERLEAVE_RACE_RUNS=" + strconv.Itoa(f.raceRuns),
 		"INTERLEAVE_SCHEDULE_DIR=" + storeDir,
 		"INTERLEAVE_REPLAY=",
 	}

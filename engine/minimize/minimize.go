@@ -181,6 +181,9 @@ func Minimize(body func(*engine.T), f *schedule.File, opts Options) (*Result, er
 	if f.Bug == nil {
 		return nil, fmt.Errorf("minimize %s: %w", f.Test, ErrNoBug)
 	}
+	if err := new(engine.Config).UseFile(f); err != nil {
+		return nil, fmt.Errorf("minimize: %w", err)
+	}
 	m := newMinimizer(body, f, opts)
 	res := &Result{File: f, Before: f.Result.Preemptions, After: f.Result.Preemptions}
 	m.res = res
@@ -249,11 +252,13 @@ func (m *minimizer) exhausted() string {
 // run runs one execution of the body under s.
 func (m *minimizer) run(s engine.Strategy, maxSteps int) *engine.Result {
 	m.res.Executions++
-	return engine.Run(m.body, s, engine.Config{
+	cfg := engine.Config{
 		Name:     m.orig.Test.Name,
 		MaxSteps: maxSteps,
 		Watchdog: m.opts.Watchdog,
-	})
+	}
+	cfg.UseFile(m.orig) // validated by Minimize
+	return engine.Run(m.body, s, cfg)
 }
 
 // ddmin minimizes the preemptions of cur, replacing cur by every accepted candidate. It
@@ -392,6 +397,7 @@ func (m *minimizer) try(cur *basis, keep []int) (accepted bool, stop string) {
 // file describes the execution r as a minimized schedule file of the original test.
 func (m *minimizer) file(r *engine.Result) *schedule.File {
 	f := engine.NewScheduleFile(r, m.orig.Test, nil, 0)
+	f.Points, f.RacyPoints = m.orig.Points, m.orig.RacyPoints
 	if m.orig.Strategy.Name == StrategyName {
 		f.Strategy = schedule.Strategy{Name: StrategyName, Params: maps.Clone(m.orig.Strategy.Params)}
 		return f

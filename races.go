@@ -1,0 +1,210 @@
+package interleave
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/strategy"
+)
+
+// Defaults of the race detector and the scheduling points.
+const (
+	// DefaultPoints is SCTBench's method (seed 004, §5): detect racy accesses first, then
+	// make only them (and synchronization) scheduling points.
+	DefaultPoints = engine.PointsRacy
+	// DefaultRaceRuns is the number of schedules of the race-detection phase: ten, as the
+	// study ran its detector ten times per benchmark (seed 004, §5).
+	DefaultRaceRuns = 10
+)
+
+// Points sets which shared-memory accesses are scheduling points: "all", "sync" or "racy"
+// (the default).
+func Points(mode engine.Points) Option { return func(o *options) { o.config.Points = mode } }
+
+// RacesFail makes a data race a bug that fails the test, instead of a finding.
+func RacesFail() Option { return func(o *options) { o.config.Races, o.config.RacesFail = true, true } }
+
+// raceOptions applies INTERLEAVE_POINTS (all, sync, racy), INTERLEAVE_RACES (report, fail,
+// off) and INTERLEAVE_RACE_RUNS (the detection phase's schedules).
+func (o *options) raceOptions() error {
+	if v := os.Getenv("INTERLEAVE_POINTS"); v != "" {
+		p, err := engine.ParsePoints(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_POINTS: %w", err)
+		}
+		o.config.Points = p
+	}
+	switch v := os.Getenv("INTERLEAVE_RACES"); v {
+	case "":
+	case "report":
+		o.config.Races, o.config.RacesFail = true, false
+	case "fail":
+		o.config.Races, o.config.RacesFail = true, true
+	case "off":
+		o.config.Races, o.config.RacesFail = false, false
+	default:
+		return fmt.Errorf("INTERLEAVE_RACES=%q: want report, fail or off", v)
+	}
+	if v := os.Getenv("INTERLEAVE_RACE_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("INTERLEAVE_RACE_RUNS=%q: want a positive number of schedules", v)
+		}
+		o.raceRuns = n
+	}
+	return nil
+}
+
+// detectRaces is the race-detection phase of mode "racy" (seed 004, §5): it runs the test
+// o.raceRuns times with the detector on and only synchronization as scheduling points, under
+// the random walk with the exploration's seed, and returns its report. Its bugs are not
+// reported: the exploration that follows, with the racy accesses as scheduling points, finds
+// them again with schedules that replay.
+func detectRaces(body func(*T), o *options) (*Report, error) {
+	s, err := strategy.New("random", nil, o.seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg := o.config
+	cfg.Strategy = s
+	cfg.Points = engine.PointsSync
+	cfg.Races, cfg.RacesFail = true, false
+	cfg.Schedules = o.raceRuns
+	if cfg.Schedules <= 0 {
+		cfg.Schedules = DefaultRaceRuns
+	}
+	cfg.KeepGoing = true
+	cfg.OnExecution = nil
+	rep := engine.Explore(body, cfg)
+	if rep.Err != nil {
+		return rep, fmt.Errorf("race-detection phase: %w", rep.Err)
+	}
+	return rep, nil
+}
+
+// racyPositions lists the positions of the accesses of races, sorted.
+func racyPositions(races []engine.DataRace) []engine.Pos {
+	set := make(map[engine.Pos]bool)
+	for _, r := range races {
+		set[r.A.Pos], set[r.B.Pos] = true, true
+	}
+	out := make([]engine.Pos, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergeDetected adds the races of the detection phase to the exploration's report: a race
+// only the detection phase saw keeps first schedule 0.
+func mergeDetected(rep, detect *Report) {
+	if detect == nil {
+		return
+	}
+	index := make(map[string]int, len(rep.Races))
+	for i := range rep.Races {
+		index[raceKey(&rep.Races[i])] = i
+	}
+	for _, r := range detect.Races {
+		if i, ok := index[raceKey(&r)]; ok {
+			rep.Races[i].Schedules += r.Schedules
+			continue
+		}
+		r.Schedule = 0
+		rep.Races = append(rep.Races, r)
+	}
+}
+
+func raceKey(r *engine.DataRace) string {
+	a, b := r.A.Pos, r.B.Pos
+	if b < a {
+		a, b = b, a
+	}
+	return a + " " + b
+}
+
+// saveFindings writes the test's findings document to the results store of the module of the
+// working directory (go test runs a test in its package's directory) and returns its path.
+func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, bugPath string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, _, ok := findModule(wd)
+	if !ok {
+		return "", fmt.Errorf("save findings: no go.mod above %s", wd)
+	}
+	f := &findings.File{
+		Test:      findings.Test{Module: info.Module, Package: info.Package, Name: info.Name, Build: info.Build},
+		Time:      time.Now().UTC(),
+		Strategy:  rep.Strategy,
+		Params:    o.params,
+		Points:    o.config.Points.String(),
+		Schedules: rep.Schedules,
+	}
+	if o.config.Points == engine.PointsRacy {
+		f.RacyPoints = o.config.RacyPoints
+	}
+	if detect != nil {
+		f.DetectionSchedules = detect.Schedules
+	}
+	for _, r := range rep.Races {
+		f.Races = append(f.Races, findings.Race{
+			A: findingAccess(root, r.A), B: findingAccess(root, r.B),
+			FirstSchedule: r.Schedule, Schedules: r.Schedules,
+		})
+	}
+	if b := rep.First; b != nil && b.Bug != nil {
+		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: relativePos(root, b.Bug.Pos), Schedule: bugPath})
+	}
+	if err := f.Save(root); err != nil {
+		return "", err
+	}
+	return f.Path, nil
+}
+
+func findingAccess(root string, a engine.RaceAccess) findings.Access {
+	pos := relativePos(root, a.Pos)
+	file, line, col, _ := findings.ParsePos(pos)
+	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: relativePos(root, a.Created)}
+	for _, fr := range a.Stack {
+		// The instrumenter renamed TestXxx to __ilTestXxx (see FormatFailure).
+		fn := strings.Replace(fr.Func, ".__ilTest", ".Test", 1)
+		out.Stack = append(out.Stack, findings.Frame{Func: fn, File: fr.File, Line: fr.Line})
+	}
+	return out
+}
+
+// relativePos makes an absolute position relative to the module root (the instrumenter's
+// positions already are).
+func relativePos(root, pos string) string {
+	if !filepath.IsAbs(pos) {
+		return pos
+	}
+	if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return pos
+}
+
+// findingsPath is where saveFindings writes the test's document.
+func findingsPath(info schedule.Test) (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	root, _, ok := findModule(wd)
+	if !ok {
+		return "", false
+	}
+	return filepath.Join(root, filepath.FromSlash(findings.Dir), findings.Name(info.Package, info.Name)), true
+}

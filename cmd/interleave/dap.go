@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/interleave-dev/interleave/dap"
+)
+
+func init() {
+	commands = append(commands, command{"dap", "[-listen addr]", "serve the Debug Adapter Protocol (for VS Code)", runDAP})
+}
+
+// runDAP serves the Debug Adapter Protocol on stdin and stdout, or with -listen on a TCP port
+// of the loopback interface (one session per connection, one at a time).
+func runDAP(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("dap", stderr)
+	listen := fs.String("listen", "", "serve on `addr` (port, or 127.0.0.1:port) instead of stdin/stdout")
+	noDelve := fs.Bool("no-delve", false, "run the test without Delve (no Locals, no evaluate)")
+	logging := fs.Bool("log", false, "log the adapter's diagnostics to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %v", errUsage, fs.Args())
+	}
+	cfg := dap.Config{NoDelve: *noDelve}
+	if *logging {
+		cfg.Log = stderr
+	}
+	if *listen == "" {
+		return dap.NewSession(os.Stdin, stdout, cfg).Serve()
+	}
+	addr, err := loopback(*listen)
+	if err != nil {
+		return fmt.Errorf("%w: -listen %s: %v", errUsage, *listen, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	fmt.Fprintf(stdout, "DAP server listening at: %s\n", ln.Addr())
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		err = dap.NewSession(conn, conn, cfg).Serve()
+		conn.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "interleave dap: %v\n", err)
+		}
+	}
+}
+
+// loopback turns "port", ":port" or "127.0.0.1:port" into an address on 127.0.0.1; any other
+// host is refused, so that the adapter is never reachable from another machine.
+func loopback(s string) (string, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		host, port = "", s
+	}
+	switch host {
+	case "", "127.0.0.1", "localhost":
+	default:
+		return "", fmt.Errorf("the adapter listens on 127.0.0.1 only, not on %s", host)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", port), nil
+}

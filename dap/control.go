@@ -1,0 +1,166 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/interleave-dev/interleave"
+)
+
+// control is the adapter's side of the control connection to the test process (see
+// interleave.DebugCommand): commands go out one at a time; replies come back in order, with
+// progress replies of an exploration passed to a callback on the way.
+type control struct {
+	ln   net.Listener
+	conn net.Conn
+
+	wmu sync.Mutex
+	enc *json.Encoder
+
+	replies chan *interleave.DebugReply
+	dead    chan struct{} // closed when the connection ends
+	err     error         // why, once dead is closed
+
+	pmu      sync.Mutex
+	progress func(*interleave.DebugProgress)
+}
+
+// listenControl opens the control listener on the loopback interface.
+func listenControl() (*control, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("control connection: %w", err)
+	}
+	return &control{ln: ln, replies: make(chan *interleave.DebugReply, 64), dead: make(chan struct{})}, nil
+}
+
+func (c *control) addr() string { return c.ln.Addr().String() }
+
+// accept waits for the test process to connect and say hello. exited is closed if the process
+// ends first.
+func (c *control) accept(ctx context.Context, exited <-chan struct{}) (*interleave.DebugReply, error) {
+	type result struct {
+		conn net.Conn
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		conn, err := c.ln.Accept()
+		ch <- result{conn, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-exited:
+		c.ln.Close()
+		return nil, errors.New("the test process ended before it connected")
+	case <-ctx.Done():
+		c.ln.Close()
+		return nil, ctx.Err()
+	case <-time.After(60 * time.Second):
+		c.ln.Close()
+		return nil, errors.New("the test process did not connect within 60s")
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("control connection: %w", r.err)
+	}
+	c.ln.Close()
+	c.conn = r.conn
+	c.enc = json.NewEncoder(r.conn)
+	go c.read()
+	select {
+	case h := <-c.replies:
+		if h.Kind != "hello" {
+			return nil, fmt.Errorf("control connection: want hello, got %q", h.Kind)
+		}
+		return h, nil
+	case <-c.dead:
+		return nil, fmt.Errorf("control connection: %w", c.err)
+	}
+}
+
+func (c *control) read() {
+	dec := json.NewDecoder(bufio.NewReaderSize(c.conn, 1<<16))
+	for {
+		r := new(interleave.DebugReply)
+		if err := dec.Decode(r); err != nil {
+			c.err = err
+			close(c.dead)
+			return
+		}
+		if r.Kind == "progress" {
+			c.pmu.Lock()
+			f := c.progress
+			c.pmu.Unlock()
+			if f != nil && r.Progress != nil {
+				f(r.Progress)
+			}
+			continue
+		}
+		c.replies <- r
+	}
+}
+
+// errProcessEnded is returned when the test process went away.
+var errProcessEnded = errors.New("the test process ended")
+
+// send sends a command without waiting.
+func (c *control) send(cmd interleave.DebugCommand) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.conn == nil {
+		return errProcessEnded
+	}
+	if err := c.enc.Encode(cmd); err != nil {
+		return fmt.Errorf("%w: %v", errProcessEnded, err)
+	}
+	return nil
+}
+
+// call sends a command and waits for its reply. An "error" reply is returned as an error.
+func (c *control) call(cmd interleave.DebugCommand) (*interleave.DebugReply, error) {
+	if err := c.send(cmd); err != nil {
+		return nil, err
+	}
+	return c.await()
+}
+
+// await waits for the next reply.
+func (c *control) await() (*interleave.DebugReply, error) {
+	select {
+	case r := <-c.replies:
+		if r.Kind == "error" {
+			return nil, &commandError{r.Error}
+		}
+		return r, nil
+	case <-c.dead:
+		// Replies read before the end are still delivered.
+		select {
+		case r := <-c.replies:
+			if r.Kind == "error" {
+				return nil, &commandError{r.Error}
+			}
+			return r, nil
+		default:
+		}
+		return nil, errProcessEnded
+	}
+}
+
+// commandError is a command the test process refused; the session goes on.
+type commandError struct{ msg string }
+
+func (e *commandError) Error() string { return e.msg }
+
+func (c *control) close() {
+	c.ln.Close()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+}

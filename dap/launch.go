@@ -1,0 +1,554 @@
+package dap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-dap"
+	"golang.org/x/mod/modfile"
+
+	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/strategy"
+	"github.com/interleave-dev/interleave/instrument"
+)
+
+// launchArgs are the arguments of a launch request (a launch.json configuration of type
+// "interleave"). Keys it does not know, other than VS Code's own, are parameters of the
+// strategy ("d": 3 for pct).
+type launchArgs struct {
+	// Mode is "explore" (the default) or "replay".
+	Mode string `json:"mode"`
+	// Program is the directory of the package to test (or a file in it).
+	Program string `json:"program"`
+	// Test is the test to explore (explore; optional when the package has one test).
+	Test      string `json:"test"`
+	Strategy  string `json:"strategy"`
+	Schedules int    `json:"schedules"`
+	Seed      uint64 `json:"seed"`
+	// Time bounds the exploration ("30s").
+	Time string `json:"time"`
+	// ScheduleFile is the schedule to replay (replay).
+	ScheduleFile string `json:"scheduleFile"`
+	// StopOnEntry pauses a replay at its first scheduling point.
+	StopOnEntry bool `json:"stopOnEntry"`
+	// BuildFlags are passed to the build (-tags ...).
+	BuildFlags []string `json:"buildFlags"`
+	// Cwd resolves relative paths (default: the adapter's working directory).
+	Cwd string `json:"cwd"`
+
+	params map[string]string
+	time   time.Duration
+}
+
+// vscodeKeys are launch attributes that VS Code and the debug adapter protocol define.
+var vscodeKeys = map[string]bool{
+	"type": true, "request": true, "name": true, "preLaunchTask": true, "postDebugTask": true,
+	"internalConsoleOptions": true, "debugServer": true, "presentation": true, "console": true,
+	"noDebug": true, "env": true, "envFile": true, "showLog": true,
+}
+
+// parseLaunchArgs decodes and checks a launch request's arguments.
+func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
+	a := &launchArgs{params: map[string]string{}}
+	if len(raw) == 0 {
+		return nil, errors.New("launch: no arguments")
+	}
+	if err := json.Unmarshal(raw, a); err != nil {
+		return nil, fmt.Errorf("launch arguments: %w", err)
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return nil, fmt.Errorf("launch arguments: %w", err)
+	}
+	known := map[string]bool{}
+	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd"} {
+		known[f] = true
+	}
+	for k, v := range all {
+		if known[k] || vscodeKeys[k] || strings.HasPrefix(k, "__") {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = strings.TrimSpace(string(v))
+		}
+		a.params[k] = s
+	}
+	if a.Cwd == "" {
+		a.Cwd, _ = os.Getwd()
+	}
+	abs := func(p string) string {
+		if p != "" && !filepath.IsAbs(p) {
+			return filepath.Join(a.Cwd, p)
+		}
+		return p
+	}
+	a.Program, a.ScheduleFile = abs(a.Program), abs(a.ScheduleFile)
+	switch a.Mode {
+	case "", "explore":
+		a.Mode = "explore"
+		if a.Program == "" {
+			return nil, errors.New(`launch: explore needs "program", the directory of the package to test`)
+		}
+		if st, err := os.Stat(a.Program); err != nil {
+			return nil, fmt.Errorf("launch: program: %w", err)
+		} else if !st.IsDir() {
+			a.Program = filepath.Dir(a.Program)
+		}
+		if a.Strategy == "" {
+			a.Strategy = interleave.DefaultStrategy
+		}
+		if a.Schedules < 0 {
+			return nil, fmt.Errorf("launch: schedules = %d: want a number ≥ 0 (0: no limit)", a.Schedules)
+		}
+		if a.Schedules == 0 && a.Time == "" {
+			a.Schedules = interleave.DefaultSchedules
+		}
+		if a.Time != "" {
+			d, err := time.ParseDuration(a.Time)
+			if err != nil {
+				return nil, fmt.Errorf("launch: time %q: want a duration such as 30s", a.Time)
+			}
+			a.time = d
+		}
+		if a.Seed == 0 {
+			a.Seed = 1
+		}
+		if _, err := strategy.New(a.Strategy, a.params, a.Seed); err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+	case "replay":
+		if a.ScheduleFile == "" {
+			return nil, errors.New(`launch: replay needs "scheduleFile", the schedule to replay`)
+		}
+		if len(a.params) > 0 {
+			return nil, fmt.Errorf("launch: unknown attribute(s) %s for a replay", strings.Join(sortedKeys(a.params), ", "))
+		}
+	default:
+		return nil, fmt.Errorf("launch: mode %q: want \"explore\" or \"replay\"", a.Mode)
+	}
+	return a, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// target is the test process of a session and what the adapter knows about its build.
+type target struct {
+	args      *launchArgs
+	ctl       *control
+	proc      process
+	vars      variableReader
+	novars    error // why vars is nil
+	work      string
+	moduleDir string
+	pkgDir    string
+	test      schedule.Test
+	file      *schedule.File // the schedule replayed (replay mode)
+	// points are the lines with scheduling points, by absolute file name.
+	points map[string]map[int]bool
+	stderr *tail
+
+	closeOnce sync.Once
+}
+
+// close stops the test process and removes the build directory.
+func (t *target) close() {
+	t.closeOnce.Do(func() {
+		if t.ctl != nil {
+			t.ctl.send(interleave.DebugCommand{Cmd: "quit", G: -1})
+			t.ctl.close()
+		}
+		if t.proc != nil {
+			t.proc.kill()
+		}
+		if t.work != "" {
+			os.RemoveAll(t.work)
+		}
+	})
+}
+
+// onLaunchRequest builds the test, starts it under the adapter's control and waits for the
+// configuration (breakpoints) before exploring or replaying: the initialized event follows
+// the launch response, and configurationDone starts the session.
+func (s *Session) onLaunchRequest(req *dap.LaunchRequest) {
+	if s.currentTarget() != nil {
+		s.sendError(&req.Request, errors.New("launch: the session already has a test process"))
+		return
+	}
+	a, err := parseLaunchArgs(req.Arguments)
+	if err != nil {
+		s.sendError(&req.Request, err)
+		return
+	}
+	t, err := s.startTarget(a)
+	if err != nil {
+		s.sendError(&req.Request, err)
+		return
+	}
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.target = t
+	}
+	s.mu.Unlock()
+	if closed {
+		t.close()
+		return
+	}
+	s.dbg = debugState{}
+	go s.watch(t)
+	s.send(&dap.LaunchResponse{Response: s.response(&req.Request)})
+	s.sendEvent(&dap.InitializedEvent{Event: s.event("initialized")})
+}
+
+// watch reports the end of the test process when nobody asked for it.
+func (s *Session) watch(t *target) {
+	select {
+	case <-t.proc.exited():
+	case <-t.ctl.dead:
+	}
+	s.mu.Lock()
+	current := s.target == t
+	if current {
+		s.target = nil
+	}
+	s.mu.Unlock()
+	if !current {
+		return // disconnect or terminate stopped it
+	}
+	t.close()
+	why := "the test process ended"
+	if err := t.proc.exitErr(); err != nil {
+		why += ": " + err.Error()
+	}
+	if tl := t.stderr.String(); tl != "" {
+		why += "\n" + tl
+	}
+	why += "\nschedules found so far are kept in " + filepath.Join(t.moduleDir, interleave.StoreDir, "schedules")
+	s.terminated(why)
+}
+
+// startTarget builds the test binary and starts it, connected to a new control listener.
+func (s *Session) startTarget(a *launchArgs) (t *target, err error) {
+	t = &target{args: a}
+	defer func() {
+		if err != nil {
+			t.close()
+		}
+	}()
+	pkgDir := a.Program
+	if a.Mode == "replay" {
+		f, err := schedule.Load(a.ScheduleFile)
+		if err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+		t.file = f
+		root, err := moduleRootFor(a.ScheduleFile, f.Test.Module, a.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+		t.moduleDir = root
+		rel := strings.TrimPrefix(strings.TrimPrefix(f.Test.Package, f.Test.Module), "/")
+		pkgDir = filepath.Join(root, filepath.FromSlash(rel))
+		a.Test = f.Test.Name
+	} else {
+		root, _, ok := findModule(pkgDir)
+		if !ok {
+			return nil, fmt.Errorf("launch: %s is not in a Go module", pkgDir)
+		}
+		t.moduleDir = root
+	}
+	rel, err := filepath.Rel(t.moduleDir, pkgDir)
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	t.work, err = os.MkdirTemp("", "interleave-dap-")
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	s.output("console", fmt.Sprintf("instrumenting and building %s ...\n", pkgDir))
+	ctx := context.Background()
+	flags := append(append([]string(nil), a.BuildFlags...), "-gcflags=all=-N -l")
+	res, err := instrument.Build(ctx, instrument.Config{Dir: t.moduleDir, Patterns: []string{"./" + filepath.ToSlash(rel)}, BuildFlags: flags,
+		Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})
+	if err != nil {
+		var ie *instrument.Error
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("%s failed: %s", ie.Op, strings.TrimSpace(ie.Detail))
+		}
+		return nil, fmt.Errorf("instrument %s: %w", pkgDir, err)
+	}
+	for _, p := range res.Problems {
+		s.output("console", fmt.Sprintf("not instrumented: %s: %s\n", p.Pos, p.Msg))
+	}
+	var pkg *instrument.Package
+	for _, p := range res.Packages {
+		if p.Binary != "" {
+			pkg = p
+		}
+	}
+	if pkg == nil {
+		return nil, fmt.Errorf("launch: %s has no tests", pkgDir)
+	}
+	t.pkgDir = pkg.Dir
+	if a.Test == "" || a.Mode == "explore" {
+		tests, err := listTests(pkg.Binary, pkg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case a.Test == "" && len(tests) == 1:
+			a.Test = tests[0]
+		case a.Test == "":
+			return nil, fmt.Errorf(`launch: "test" is required: %s has tests %s`, pkg.ImportPath, strings.Join(tests, ", "))
+		case !contains(tests, a.Test):
+			return nil, fmt.Errorf("launch: package %s has no test %s (it has %s)", pkg.ImportPath, a.Test, strings.Join(tests, ", "))
+		}
+	}
+	t.points = schedulingPoints(filepath.Join(t.work, "build", "src"), t.moduleDir)
+	if t.ctl, err = listenControl(); err != nil {
+		return nil, err
+	}
+	t.stderr = &tail{next: outputWriter{s, "stderr"}}
+	env := append(os.Environ(), "INTERLEAVE_DEBUG="+t.ctl.addr(), "INTERLEAVE_REPLAY=", "INTERLEAVE_STRATEGY=")
+	t.proc, err = s.startProcess(pkg.Binary, runArgs(a.Test), pkg.Dir, env, outputWriter{s, "stdout"}, t.stderr)
+	if err != nil {
+		return nil, err
+	}
+	t.vars, t.novars = t.proc.debugger()
+	hello, err := t.ctl.accept(ctx, t.proc.exited())
+	if err != nil {
+		if tl := t.stderr.String(); tl != "" {
+			err = fmt.Errorf("%w:\n%s", err, tl)
+		}
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	if hello.Test != nil {
+		t.test = *hello.Test
+	}
+	if t.file != nil {
+		if err := t.file.Check(schedule.Test{Module: t.test.Module, Package: t.test.Package, Name: t.test.Name}); err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// startProcess starts the test binary under Delve, or plainly when Delve is off or cannot
+// start it (then the Locals scope says why).
+func (s *Session) startProcess(bin string, args []string, dir string, env []string, stdout io.Writer, stderr *tail) (process, error) {
+	var why error = errors.New("Delve is turned off")
+	if !s.cfg.NoDelve {
+		p, err := startDelve(bin, args, dir, env, stdout, stderr)
+		if err == nil {
+			return p, nil
+		}
+		s.log.Printf("Delve: %v", err)
+		s.output("stderr", fmt.Sprintf("interleave dap: cannot start the test under Delve (%v): no Locals\n", err))
+		why = err
+	}
+	return startExec(bin, args, dir, env, stdout, stderr, why)
+}
+
+// onConfigurationDoneRequest starts exploring or replaying.
+func (s *Session) onConfigurationDoneRequest(req *dap.ConfigurationDoneRequest) {
+	s.send(&dap.ConfigurationDoneResponse{Response: s.response(&req.Request)})
+	t := s.currentTarget()
+	if t == nil {
+		return
+	}
+	if t.args.Mode == "explore" {
+		s.explore(t)
+		return
+	}
+	s.startReplay(t, t.file)
+}
+
+// explore explores the test with progress events until the first bug, and stops there.
+func (s *Session) explore(t *target) {
+	a := t.args
+	id := "explore-" + strconv.Itoa(int(time.Now().UnixNano()%1e9))
+	title := fmt.Sprintf("Exploring %s with %s", a.Test, a.Strategy)
+	s.sendEvent(&dap.ProgressStartEvent{Event: s.event("progressStart"), Body: dap.ProgressStartEventBody{ProgressId: id, Title: title, Cancellable: true, Message: "starting", Percentage: 0}})
+	var mu sync.Mutex
+	t.ctl.pmu.Lock()
+	t.ctl.progress = func(p *interleave.DebugProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		rate := 0.0
+		if p.Elapsed > 0 {
+			rate = float64(p.Schedules) / p.Elapsed
+		}
+		pct := 0.0
+		if a.Schedules > 0 {
+			pct = 100 * float64(p.Schedules) / float64(a.Schedules)
+		}
+		s.sendEvent(&dap.ProgressUpdateEvent{Event: s.event("progressUpdate"), Body: dap.ProgressUpdateEventBody{ProgressId: id,
+			Message: fmt.Sprintf("%d schedules, %.0f schedules/s, %d distinct interleavings", p.Schedules, rate, p.Interleavings), Percentage: int(pct)}})
+	}
+	t.ctl.pmu.Unlock()
+	s.dbg.progressID = id
+	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time, G: -1})
+	s.dbg.progressID = ""
+	if err != nil {
+		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: "failed"}})
+		s.stopTarget("exploration failed: " + err.Error())
+		return
+	}
+	x := r.Explored
+	rate := 0.0
+	if x.Elapsed > 0 {
+		rate = float64(x.Schedules) / x.Elapsed
+	}
+	summary := fmt.Sprintf("%d schedules (%d distinct interleavings, %s, %.0f schedules/s)", x.Schedules, x.Interleavings, a.Strategy, rate)
+	s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: summary}})
+	if x.Error != "" && x.Bug == nil {
+		s.stopTarget("exploration stopped: " + x.Error)
+		return
+	}
+	if x.Bug == nil {
+		msg := "no bug in " + summary
+		if x.Stopped == "canceled" {
+			msg = "exploration canceled: no bug in " + summary
+		}
+		if x.Exhausted != "" {
+			msg += ": " + x.Exhausted
+		}
+		s.stopTarget(msg)
+		return
+	}
+	s.output("console", fmt.Sprintf("%s found after %s\n%s\nschedule: %s\n", x.Bug.Kind, summary, x.Bug.Message, x.Schedule))
+	f := &schedule.File{Test: t.test, Strategy: schedule.Strategy{Name: x.Strategy, Params: x.Params}, Steps: r.Steps,
+		Bug: &schedule.Bug{Kind: x.Bug.Kind, Message: x.Bug.Message, Pos: x.Bug.Pos, Step: x.Bug.Step, G: int32(x.Bug.G)}, Path: x.Schedule}
+	f.Result.Steps = f.RunSteps()
+	t.file = f
+	s.dbg.origin = f
+	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: f.Steps, Stop: max(f.Bug.Step-1, 0), ExceptionAt: f.Bug.Step - 1}, "exception")
+}
+
+// startReplay starts replaying f, paused at its first scheduling point or running to the
+// first breakpoint or its bug.
+func (s *Session) startReplay(t *target, f *schedule.File) {
+	s.dbg.origin = f
+	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, Stop: -1, ExceptionAt: -1, G: -1, Breakpoints: s.breakpointList(t)}
+	if f.Bug != nil {
+		c.ExceptionAt = f.Bug.Step - 1
+	}
+	reason := ""
+	if t.args.StopOnEntry {
+		c.Stop, reason = 0, "entry"
+	}
+	s.run(t, c, reason)
+}
+
+// onCancelRequest cancels the exploration in progress; what it found is kept.
+func (s *Session) onCancelRequest(req *dap.CancelRequest) {
+	s.send(&dap.CancelResponse{Response: s.response(&req.Request)})
+	if t := s.currentTarget(); t != nil {
+		t.ctl.send(interleave.DebugCommand{Cmd: "cancel", G: -1})
+	}
+}
+
+// listTests lists the tests of a test binary.
+func listTests(bin, dir string) ([]string, error) {
+	cmd := exec.Command(bin, "-test.list", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("list the tests of %s: %w", bin, err)
+	}
+	var tests []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+			tests = append(tests, l)
+		}
+	}
+	return tests, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// findModule walks up from dir to the nearest go.mod.
+func findModule(dir string) (root, module string, ok bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			return d, modfile.ModulePath(b), true
+		}
+		if filepath.Dir(d) == d {
+			return "", "", false
+		}
+	}
+}
+
+// moduleRootFor finds the root of module mod above the schedule file or the working
+// directory.
+func moduleRootFor(path, mod, cwd string) (string, error) {
+	for _, dir := range []string{filepath.Dir(path), cwd} {
+		for d := dir; ; d = filepath.Dir(d) {
+			if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modfile.ModulePath(b) == mod {
+				return d, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("module %s of the schedule not found above %s or %s", mod, path, cwd)
+}
+
+// posLiteral is a position the instrumenter passes to the engine.
+var posLiteral = regexp.MustCompile(`"([^"\s]+\.go):(\d+):(\d+)"`)
+
+// schedulingPoints finds the lines with scheduling points in the rewritten files under dir.
+func schedulingPoints(dir, moduleDir string) map[string]map[int]bool {
+	out := make(map[string]map[int]bool)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		for _, m := range posLiteral.FindAllSubmatch(b, -1) {
+			file := string(m[1])
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(moduleDir, filepath.FromSlash(file))
+			}
+			line, _ := strconv.Atoi(string(m[2]))
+			if out[file] == nil {
+				out[file] = make(map[int]bool)
+			}
+			out[file][line] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package dap
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// process is the running test binary: started plainly, or under Delve, which can then read
+// its variables while it is paused.
+type process interface {
+	// exited is closed when the process has ended; exitErr then says how.
+	exited() <-chan struct{}
+	exitErr() error
+	// kill ends the process (and, under Delve, detaches).
+	kill()
+	// pid is the process id.
+	pid() int
+	// debugger returns what reads variables, or nil with the reason there is none.
+	debugger() (variableReader, error)
+}
+
+// variableReader reads a paused goroutine's variables.
+type variableReader interface {
+	// locals returns the variables of frame (0: the innermost user frame) of the goroutine
+	// with runtime id goid, whose user frames are known to be userFrames (function names).
+	locals(goid int64, frame frameRef) ([]value, error)
+	// evaluate evaluates expr in a frame.
+	evaluate(goid int64, frame frameRef, expr string) (value, error)
+	// reset forgets the variables of the previous stop.
+	reset()
+}
+
+// frameRef identifies a user frame: its function and its index among the frames of that
+// goroutine the adapter shows.
+type frameRef struct {
+	Func  string
+	File  string
+	Line  int
+	Index int
+}
+
+// execProcess is a test process started without a debugger.
+type execProcess struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+	why  error // why there is no debugger
+}
+
+func startExec(bin string, args []string, dir string, env []string, stdout, stderr io.Writer, why error) (*execProcess, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the test binary: %w", err)
+	}
+	p := &execProcess{cmd: cmd, done: make(chan struct{}), why: why}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *execProcess) exited() <-chan struct{} { return p.done }
+func (p *execProcess) exitErr() error          { return p.err }
+func (p *execProcess) pid() int                { return p.cmd.Process.Pid }
+
+func (p *execProcess) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	// The whole process group: the test binary and anything it started.
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *execProcess) debugger() (variableReader, error) {
+	if p.why != nil {
+		return nil, p.why
+	}
+	return nil, errors.New("the test process runs without a debugger")
+}
+
+// testArgs runs the one test the binary was built for (selected by -test.run when started).
+func testArgs() []string { return []string{"-test.count=1", "-test.timeout=0"} }
+
+func runArgs(test string) []string {
+	return append([]string{"-test.run", "^" + regexp.QuoteMeta(test) + "$"}, testArgs()...)
+}
+
+// tail keeps the last lines written to it, for the message of a process that crashed.
+type tail struct {
+	mu   sync.Mutex
+	buf  []byte
+	next io.Writer
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 8192 {
+		t.buf = t.buf[len(t.buf)-8192:]
+	}
+	t.mu.Unlock()
+	if t.next != nil {
+		t.next.Write(p)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(t.buf), "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,312 @@
+package dap
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-dap"
+
+	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// Stepping is scheduling: the test process pauses at every scheduling point the adapter asks
+// for, and a step runs one goroutine's next visible operation. Going back re-executes a
+// prefix of the schedule in a new execution of the test body: the engine re-executes
+// thousands of steps per millisecond, so a step back from step 10,000 costs a few
+// milliseconds of re-execution and needs no checkpoints (BenchmarkStepBack measures it).
+
+// debugState is what the adapter knows about the paused execution. Only the worker touches it.
+type debugState struct {
+	// origin is the schedule the session started from: the replayed file, or the bug that
+	// exploring found.
+	origin *schedule.File
+	// plan is the schedule the current execution follows; exceptionAt the step count at which
+	// the plan's bug is one step away (-1: none).
+	plan        []schedule.Step
+	exceptionAt int
+	// trace is the decisions of the current execution so far.
+	trace []schedule.Step
+	// state is the last reply of the test process; stopped says why the client was told it
+	// stopped.
+	state   *interleave.DebugState
+	stopped string
+
+	// Breakpoints: lines by absolute file, and the exception filters that are on.
+	breakpoints map[string][]int
+	filters     map[string]bool
+
+	progressID string
+
+	// Handles of the current stop.
+	frames []frameHandle
+	refs   []func() ([]value, error)
+}
+
+// run sends a run command and reports where the execution stopped. reason, when not empty,
+// overrides the stop reason the test process gave (entry, exception).
+func (s *Session) run(t *target, c interleave.DebugCommand, reason string) {
+	s.dbg.plan, s.dbg.exceptionAt = c.Steps, c.ExceptionAt
+	if c.Breakpoints == nil {
+		c.Breakpoints = s.breakpointList(t)
+	}
+	s.running.Store(true)
+	r, err := t.ctl.call(c)
+	s.stoppedAfter(t, r, err, reason)
+}
+
+// stoppedAfter records the test process's reply to a command that ran the execution, and tells
+// the client where it stopped.
+func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, reason string) {
+	s.running.Store(false)
+	if err != nil {
+		var ce *commandError
+		if errors.As(err, &ce) {
+			s.output("stderr", "interleave: "+err.Error()+"\n")
+			return
+		}
+		// The process ended: watch reports it.
+		s.log.Printf("command: %v", err)
+		return
+	}
+	st := r.State
+	if st == nil {
+		s.log.Printf("reply %q without a state", r.Kind)
+		return
+	}
+	if st.TraceFrom <= len(s.dbg.trace) {
+		s.dbg.trace = append(s.dbg.trace[:st.TraceFrom], st.Trace...)
+	}
+	s.dbg.state = st
+	s.dbg.frames, s.dbg.refs = nil, nil
+	if t.vars != nil {
+		t.vars.reset()
+	}
+	if st.Diverged != "" && st.Following == false && reason == "" && st.Reason != "step" {
+		s.output("console", "the execution left the schedule: "+st.Diverged+"\n")
+	}
+	if st.Err != "" {
+		s.output("stderr", "interleave: "+st.Err+"\n")
+	}
+	if st.Saved != "" {
+		s.output("console", "the new schedule is saved in "+st.Saved+"\n")
+	}
+	if reason == "" {
+		reason = st.Reason
+	}
+	thread := st.Next + 1
+	body := dap.StoppedEventBody{AllThreadsStopped: true}
+	if bug := s.currentBug(); reason == "exception" || (st.Ended && bug != nil) {
+		if bug != nil && s.filterOn(bug.Kind) {
+			reason = "exception"
+			body.Description = "Paused on " + bug.Kind
+			body.Text = bug.Message
+			if st.Ended {
+				thread = bug.G + 1
+			}
+		} else if reason == "exception" {
+			reason = "step"
+		}
+	}
+	if st.Ended && reason != "exception" {
+		reason = "end"
+		body.Description = fmt.Sprintf("The execution ended after %d steps", st.Step)
+	}
+	if thread <= 0 {
+		thread = 1
+	}
+	body.Reason, body.ThreadId = reason, thread
+	s.dbg.stopped = reason
+	s.sendEvent(&dap.StoppedEvent{Event: s.event("stopped"), Body: body})
+}
+
+// currentBug is the bug to show: the ended execution's, or, while the execution follows the
+// origin schedule, the bug it is heading to.
+func (s *Session) currentBug() *interleave.DebugBug {
+	st := s.dbg.state
+	if st == nil {
+		return nil
+	}
+	if st.Ended {
+		return st.Bug
+	}
+	if o := s.dbg.origin; o != nil && o.Bug != nil && st.Following && s.dbg.exceptionAt >= 0 && st.Step >= s.dbg.exceptionAt {
+		return &interleave.DebugBug{Kind: o.Bug.Kind, Message: o.Bug.Message, Pos: o.Bug.Pos, Step: o.Bug.Step, G: int(o.Bug.G)}
+	}
+	return nil
+}
+
+// paused returns the target and the state of the paused execution, or an error.
+func (s *Session) paused() (*target, *interleave.DebugState, error) {
+	t := s.currentTarget()
+	if t == nil {
+		return nil, nil, errors.New("no test process")
+	}
+	if s.dbg.state == nil {
+		return nil, nil, errors.New("the execution is not paused")
+	}
+	return t, s.dbg.state, nil
+}
+
+func (s *Session) onNextRequest(req *dap.NextRequest) {
+	s.step(&req.Request, req.Arguments.ThreadId, func() { s.send(&dap.NextResponse{Response: s.response(&req.Request)}) })
+}
+
+func (s *Session) onStepInRequest(req *dap.StepInRequest) {
+	s.step(&req.Request, req.Arguments.ThreadId, func() { s.send(&dap.StepInResponse{Response: s.response(&req.Request)}) })
+}
+
+// onStepOutRequest steps like next: a scheduling step has no frames to leave.
+func (s *Session) onStepOutRequest(req *dap.StepOutRequest) {
+	s.step(&req.Request, req.Arguments.ThreadId, func() { s.send(&dap.StepOutResponse{Response: s.response(&req.Request)}) })
+}
+
+// step runs one scheduling step: the schedule's next one when threadID is the goroutine
+// that runs next (the thread the stopped event named), else the next step of goroutine
+// threadID if it is enabled — manual scheduling, after which the execution no longer follows
+// its schedule.
+func (s *Session) step(req *dap.Request, threadID int, respond func()) {
+	t, st, err := s.paused()
+	if err != nil {
+		s.sendError(req, err)
+		return
+	}
+	if st.Ended {
+		s.sendError(req, fmt.Errorf("the execution has ended after %d steps: step back, or restart", st.Step))
+		return
+	}
+	g := threadID - 1
+	if g == st.Next || threadID <= 0 {
+		g = -1
+	} else {
+		gs := goroutineOf(st, g)
+		switch {
+		case gs == nil:
+			s.sendError(req, fmt.Errorf("there is no goroutine G%d", g))
+			return
+		case gs.Status != "enabled":
+			s.sendError(req, fmt.Errorf("G%d cannot run: it is %s at %s %s", g, gs.Status, gs.Op, gs.Pos))
+			return
+		}
+	}
+	respond()
+	s.running.Store(true)
+	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "step", G: g})
+	s.stoppedAfter(t, r, err, "")
+}
+
+func (s *Session) onContinueRequest(req *dap.ContinueRequest) {
+	t, _, err := s.paused()
+	if err != nil {
+		s.sendError(req.GetRequest(), err)
+		return
+	}
+	s.send(&dap.ContinueResponse{Response: s.response(&req.Request), Body: dap.ContinueResponseBody{AllThreadsContinued: true}})
+	s.running.Store(true)
+	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
+	s.stoppedAfter(t, r, err, "")
+}
+
+// onStepBackRequest goes back one step: the execution is replaced by a new one that follows
+// the same decisions and pauses one step earlier.
+func (s *Session) onStepBackRequest(req *dap.StepBackRequest) {
+	t, st, err := s.paused()
+	if err != nil {
+		s.sendError(&req.Request, err)
+		return
+	}
+	if st.Step == 0 {
+		s.sendError(&req.Request, errors.New("the execution is at its first step"))
+		return
+	}
+	s.send(&dap.StepBackResponse{Response: s.response(&req.Request)})
+	s.rerun(t, st, st.Step-1, "step")
+}
+
+// onReverseContinueRequest goes back to the previous step that stops at a breakpoint, or to
+// the first step.
+func (s *Session) onReverseContinueRequest(req *dap.ReverseContinueRequest) {
+	t, st, err := s.paused()
+	if err != nil {
+		s.sendError(&req.Request, err)
+		return
+	}
+	s.send(&dap.ReverseContinueResponse{Response: s.response(&req.Request)})
+	bps := make(map[string]bool)
+	for _, b := range s.breakpointList(t) {
+		bps[b] = true
+	}
+	stop, reason := 0, "entry"
+	run := 0
+	for _, d := range s.dbg.trace {
+		if d.Kind != schedule.Run {
+			continue
+		}
+		// Run step number run+1 executes d: pausing after run steps stops before it.
+		if run >= st.Step {
+			break
+		}
+		if bps[lineOf(d.Pos)] && run < st.Step {
+			stop, reason = run, "breakpoint"
+		}
+		run++
+	}
+	s.rerun(t, st, stop, reason)
+}
+
+// rerun replaces the execution by one that follows the same decisions and pauses after n
+// steps.
+func (s *Session) rerun(t *target, st *interleave.DebugState, n int, reason string) {
+	steps, exc := s.dbg.plan, s.dbg.exceptionAt
+	if !st.Following {
+		// The execution left its plan (manual scheduling): what it did is the new plan.
+		steps, exc = append([]schedule.Step(nil), s.dbg.trace...), -1
+	}
+	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: steps, Stop: n, ExceptionAt: exc, G: -1}, reason)
+}
+
+// onRestartRequest restarts the replay of the session's schedule, paused at its first step.
+func (s *Session) onRestartRequest(req *dap.RestartRequest) {
+	t := s.currentTarget()
+	if t == nil || s.dbg.origin == nil {
+		s.sendError(&req.Request, errors.New("nothing to restart"))
+		return
+	}
+	s.send(&dap.RestartResponse{Response: s.response(&req.Request)})
+	o := s.dbg.origin
+	exc := -1
+	if o.Bug != nil {
+		exc = o.Bug.Step - 1
+	}
+	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: o.Steps, Stop: 0, ExceptionAt: exc, G: -1}, "entry")
+}
+
+// onPauseRequest stops a running execution at its next scheduling point.
+func (s *Session) onPauseRequest(req *dap.PauseRequest) {
+	s.send(&dap.PauseResponse{Response: s.response(&req.Request)})
+	if t := s.currentTarget(); t != nil && s.running.Load() {
+		t.ctl.send(interleave.DebugCommand{Cmd: "pause", G: -1})
+	}
+}
+
+func goroutineOf(st *interleave.DebugState, g int) *interleave.DebugGoroutine {
+	for i := range st.Goroutines {
+		if st.Goroutines[i].ID == g {
+			return &st.Goroutines[i]
+		}
+	}
+	return nil
+}
+
+// lineOf strips the column of a position: "f.go:12:3" → "f.go:12".
+func lineOf(pos string) string {
+	i := strings.LastIndexByte(pos, ':')
+	if i < 0 {
+		return pos
+	}
+	if j := strings.LastIndexByte(pos[:i], ':'); j > 0 {
+		return pos[:i]
+	}
+	return pos
+}

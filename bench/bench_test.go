@@ -408,7 +408,7 @@ func TestCumulative(t *testing.T) {
 func TestFigure4Files(t *testing.T) {
 	dir := t.TempDir()
 	svgPath, pngPath := filepath.Join(dir, "figure4.svg"), filepath.Join(dir, "figure4.png")
-	if err := SaveFigure4(sampleRun(), svgPath, pngPath); err != nil {
+	if err := SaveFigure4(sampleRun(), loadTestPaper(t), svgPath, pngPath); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(pngPath)
@@ -441,8 +441,9 @@ func TestFigure4Files(t *testing.T) {
 			text.Write(cd)
 		}
 	}
-	// The legend labels each line with the bugs it found among the 49 (toys not counted).
-	for _, want := range []string{"IPB (1)", "Rand (2)", "bugs found", "schedules (log scale)"} {
+	// The legend labels each line with the bugs it found among the 49 (toys not counted), and
+	// the study's count on the same benchmarks within the same limit.
+	for _, want := range []string{"IPB (1; paper 1)", "Rand (2; paper 1)", "bugs found", "schedules (log scale)"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("figure4.svg has no text %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -57,15 +58,18 @@ var lineDashes = [][]vg.Length{
 
 // Figure4 draws the cumulative plot of the study's Figure 4: bugs found (y) after x schedules
 // (x, log scale), one line per technique, each labelled with its name and the number of bugs
-// it found within the limit, as the study labels them. Lines stop at the limit.
-func Figure4(r *Run) (*plot.Plot, error) {
+// it found within the limit, as the study labels them; for the study's techniques the label
+// adds what the study found on the same benchmarks within the same limit (paper may be nil).
+// Lines stop at the limit.
+func Figure4(r *Run, paper *Paper) (*plot.Plot, error) {
 	p := plot.New()
-	n := 0
+	var ids []int
 	for _, b := range r.Benchmarks {
 		if !b.Toy() {
-			n++
+			ids = append(ids, b.ID)
 		}
 	}
+	n := len(ids)
 	p.Title.Text = fmt.Sprintf("SCTBench-Go: bugs found after x schedules (%d benchmarks, limit %d)", n, r.Limit)
 	p.X.Label.Text = "schedules (log scale)"
 	p.Y.Label.Text = "bugs found"
@@ -73,7 +77,15 @@ func Figure4(r *Run) (*plot.Plot, error) {
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.X.Min, p.X.Max = 1, math.Max(10, float64(r.Limit))
 	p.Y.Min, p.Y.Max = 0, float64(max(n, 1))
-	p.Y.Tick.Marker = plot.DefaultTicks{}
+	var yticks []plot.Tick
+	for y := 0; y <= n; y += 5 {
+		label := ""
+		if y%10 == 0 {
+			label = strconv.Itoa(y)
+		}
+		yticks = append(yticks, plot.Tick{Value: float64(y), Label: label})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = false
 	p.Legend.Left = false
@@ -103,14 +115,19 @@ func Figure4(r *Run) (*plot.Plot, error) {
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = draw.LineStyle{Color: lineColors[i%len(lineColors)], Width: vg.Points(1.6), Dashes: lineDashes[i%len(lineDashes)]}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (%d)", t.Label, int(last.Y)), l)
+		label := fmt.Sprintf("%s (%d)", t.Label, int(last.Y))
+		if t.Paper != "" && paper != nil {
+			found, _ := paper.Found(t.Paper, r.Limit, ids)
+			label = fmt.Sprintf("%s (%d; paper %d)", t.Label, int(last.Y), found)
+		}
+		p.Legend.Add(label, l)
 	}
 	return p, nil
 }
 
 // SaveFigure4 writes Figure 4 to each of files; the format follows the extension (.svg, .png).
-func SaveFigure4(r *Run, files ...string) error {
-	p, err := Figure4(r)
+func SaveFigure4(r *Run, paper *Paper, files ...string) error {
+	p, err := Figure4(r, paper)
 	if err != nil {
 		return err
 	}

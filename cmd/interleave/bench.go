@@ -253,7 +253,7 @@ func writeResults(dir string, run *bench.Run, paper *bench.Paper) error {
 			return fmt.Errorf("results: write %s: %w", path, err)
 		}
 	}
-	return bench.SaveFigure4(run, filepath.Join(dir, "figure4.svg"), filepath.Join(dir, "figure4.png"))
+	return bench.SaveFigure4(run, paper, filepath.Join(dir, "figure4.svg"), filepath.Join(dir, "figure4.png"))
 }
 
 // saveRunJSON writes the run atomically, so that a run killed while writing keeps the last

@@ -356,6 +356,7 @@ func TestTSVRows(t *testing.T) {
 		{"cs/account_bad rand", "paper_buggy", "11912"},
 		{"cs/account_bad rand", "avg_schedules_per_bug", "5.59"},
 		{"cs/account_bad rand", "bound", ""},
+		{"cs/account_bad rand", "points", "default"},
 		{"cs/account_bad rand", "slowdown", "1.50"},
 		{"cs/account_bad ipb", "bound", "0"},
 		{"cs/account_bad ipb", "paper_bound", "0"},

@@ -466,6 +466,10 @@ var TSVHeader = []string{
 func TSV(w io.Writer, r *Run, paper *Paper) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s\n", strings.Join(TSVHeader, "\t"))
+	points := r.Points
+	if points == "" {
+		points = "default"
+	}
 	for _, b := range r.Benchmarks {
 		row := paper.Row(b.ID)
 		nat := r.NativeOf(b.Package)
@@ -508,7 +512,7 @@ func TSV(w io.Writer, r *Run, paper *Paper) error {
 				}
 			}
 			fields := []string{
-				id, b.Name, b.Package, strconv.FormatBool(b.Toy()), t.Key, c.Strategy, r.Points, strconv.Itoa(r.Limit),
+				id, b.Name, b.Package, strconv.FormatBool(b.Toy()), t.Key, c.Strategy, points, strconv.Itoa(r.Limit),
 				strconv.Itoa(c.Schedules), strconv.Itoa(c.Buggy), first, avg, bound, fresh,
 				strconv.Itoa(c.MaxGoroutines), strconv.Itoa(c.MaxSteps), strconv.FormatFloat(c.Seconds, 'f', 4, 64),
 				strconv.FormatFloat(c.PerSchedule()*1e6, 'f', 3, 64), c.Stopped, strconv.FormatBool(c.CutShort()),

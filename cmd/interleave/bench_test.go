@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,4 +140,30 @@ func testEvent(t *testing.T, dir string, args ...string) jsonEvent {
 		t.Fatalf("interleave test %s %v: no final event in\n%s", dir, args, stdout.String())
 	}
 	return *final
+}
+
+func TestParseBenchFlags(t *testing.T) {
+	f, err := parseBenchFlags([]string{"cs/...", "-limit", "50", "toy/figure1", "-techniques", "rand,ipb", "-points", "racy", "-native", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(f.patterns, " ") != "cs/... toy/figure1" || f.limit != 50 || f.techniques != "rand,ipb" || f.points != "racy" || f.native != 0 {
+		t.Errorf("parsed %+v", f)
+	}
+	if f.cellTime <= 0 || f.workers < 1 || f.seed != 1 {
+		t.Errorf("defaults: %+v", f)
+	}
+	for _, bad := range [][]string{
+		{"-limit", "0"},
+		{"-p", "0"},
+		{"-native", "-1"},
+		{"-cell-time", "0s"},
+		{"-points", "some"},
+		{"-techniques", "rand,pct9"},
+		{"-nosuchflag"},
+	} {
+		if _, err := parseBenchFlags(bad, io.Discard); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
 }

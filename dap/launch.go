@@ -218,6 +218,7 @@ func (s *Session) onLaunchRequest(req *dap.LaunchRequest) {
 	s.dbg = debugState{}
 	go s.watch(t)
 	s.send(&dap.LaunchResponse{Response: s.response(&req.Request)})
+	s.sendEvent(&dap.ProcessEvent{Event: s.event("process"), Body: dap.ProcessEventBody{Name: t.test.Package + " " + a.Test, SystemProcessId: t.proc.pid(), IsLocalProcess: true, StartMethod: "launch"}})
 	s.sendEvent(&dap.InitializedEvent{Event: s.event("initialized")})
 }
 
@@ -421,6 +422,12 @@ func (s *Session) explore(t *target) {
 		rate = float64(x.Schedules) / x.Elapsed
 	}
 	summary := fmt.Sprintf("%d schedules (%d distinct interleavings, %s, %.0f schedules/s)", x.Schedules, x.Interleavings, a.Strategy, rate)
+	// The final count, also when the exploration was too short for a progress reply.
+	t.ctl.pmu.Lock()
+	progress := t.ctl.progress
+	t.ctl.progress = nil
+	t.ctl.pmu.Unlock()
+	progress(&x.DebugProgress)
 	s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: summary}})
 	if x.Error != "" && x.Bug == nil {
 		s.stopTarget("exploration stopped: " + x.Error)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -293,4 +294,149 @@ func TestExploreSession(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "interleave-dap-*")); len(left) > 0 {
 		t.Errorf("temporary files left after disconnect: %v", left)
 	}
+}
+
+// scheduleOf explores example dir's test in a session of its own and returns the schedule
+// file it saved.
+func scheduleOf(t *testing.T, dir, test string) string {
+	t.Helper()
+	c := driver{t, session(t, dap.Config{NoDelve: true})}
+	c.Timeout = 5 * time.Minute
+	if err := c.Start(map[string]any{"type": "interleave", "request": "launch", "mode": "explore", "program": dir, "test": test}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.stopped(); st.Body.Reason != "exception" {
+		t.Fatalf("exploring %s: stopped %+v, want a bug", test, st.Body)
+	}
+	c.call("disconnect", nil)
+	files, _ := filepath.Glob(filepath.Join(dir, ".interleave", "schedules", test+"-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("schedules saved: %v, want one", files)
+	}
+	return files[0]
+}
+
+// transcript describes everything a client sees at a stop: threads, every thread's frames,
+// and every frame's scopes, one variable a line. Addresses are left out: they differ from
+// one process to the next.
+func (d driver) transcript() string {
+	d.t.Helper()
+	var b strings.Builder
+	for _, th := range d.threads() {
+		fmt.Fprintf(&b, "thread %d %s\n", th.Id, th.Name)
+		for _, f := range d.stack(th.Id) {
+			fmt.Fprintf(&b, "  frame %s %s:%d:%d\n", f.Name, f.Source.Path, f.Line, f.Column)
+			sc := d.scopes(f.Id)
+			for _, name := range []string{"Scheduler", "Locals"} {
+				for _, v := range sc[name] {
+					fmt.Fprintf(&b, "    %s %s = %s\n", name, v.Name, v.Value)
+					if v.VariablesReference > 0 && (name == "Scheduler" || !strings.HasPrefix(v.Type, "*github.com/interleave-dev")) {
+						for _, c := range d.variables(v.VariablesReference) {
+							fmt.Fprintf(&b, "      %s = %s\n", c.Name, c.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	return hexAddr.ReplaceAllString(b.String(), "0x…")
+}
+
+var hexAddr = regexp.MustCompile(`0x[0-9a-f]+`)
+
+func launchReplay(file string) map[string]any {
+	return map[string]any{"type": "interleave", "request": "launch", "name": "Replay", "mode": "replay", "scheduleFile": file, "stopOnEntry": true}
+}
+
+// TestReplaySession replays a saved schedule of closedchan: paused on entry, stepped, run to
+// its bug and past it to the end, stepped back, reverse-continued to a breakpoint, and
+// restarted.
+func TestReplaySession(t *testing.T) {
+	dir := example(t, "closedchan")
+	file := scheduleOf(t, dir, "TestCloseWhileSending")
+	c := driver{t, session(t, dap.Config{})}
+	c.Timeout = 5 * time.Minute
+	if err := c.Start(launchReplay(file), nil); err != nil {
+		t.Fatal(err)
+	}
+	st := c.stopped()
+	if st.Body.Reason != "entry" || st.Body.ThreadId != 1 {
+		t.Fatalf("stopped %+v: want entry, in G0", st.Body)
+	}
+	var total int
+	if _, err := fmt.Sscanf(c.stepOf(1), "0 of %d", &total); err != nil {
+		t.Fatalf("step %q: want 0 of N", c.stepOf(1))
+	}
+	for i := 1; i <= 3; i++ {
+		c.call("next", map[string]any{"threadId": st.Body.ThreadId})
+		st = c.stopped()
+		if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", i, total) {
+			t.Fatalf("after %d next: step %s", i, got)
+		}
+	}
+	c.call("continue", map[string]any{"threadId": st.Body.ThreadId})
+	st = c.stopped()
+	if st.Body.Reason != "exception" || st.Body.Text != "send on closed channel" || st.Body.ThreadId != 2 {
+		t.Fatalf("continue: stopped %+v, want the panic of G1", st.Body)
+	}
+	if got := c.stepOf(2); got != fmt.Sprintf("%d of %d", total-1, total) {
+		t.Errorf("the panic one step away at step %s, want %d", got, total-1)
+	}
+	queue := filepath.Join(dir, "queue.go")
+	fs := c.stack(2)
+	if fs[0].Source.Path != queue || fs[0].Line != 42 || fs[0].Name != "closedchan.(*Queue).Send" {
+		t.Fatalf("G1 at %+v, want the send of Queue.Send", fs[0])
+	}
+	sc := c.scopes(fs[0].Id)
+	if v := find(sc["Locals"], "msg"); v == nil || !strings.HasPrefix(v.Value, `"`) {
+		t.Errorf("Locals of Send: %+v", sc["Locals"])
+	}
+	waits := find(sc["Scheduler"], "waits on")
+	if waits == nil || waits.Value != "1 channel(s)" {
+		t.Fatalf("Scheduler scope: %+v", sc["Scheduler"])
+	}
+	ch := c.variables(waits.VariablesReference)
+	if len(ch) != 1 || !strings.HasPrefix(ch[0].Value, "send to;") || !strings.HasSuffix(ch[0].Value, "of 4 buffered") {
+		t.Fatalf("channels: %+v", ch)
+	}
+	if cv := c.variables(ch[0].VariablesReference); find(cv, "closed") == nil || find(cv, "closed").Value != "true" {
+		t.Errorf("channel: %+v", cv)
+	}
+
+	// Past the bug to the end: the panicking goroutine is still shown, with its stack.
+	c.call("continue", map[string]any{"threadId": 2})
+	st = c.stopped()
+	if st.Body.Reason != "exception" || st.Body.ThreadId != 2 {
+		t.Fatalf("at the end: stopped %+v", st.Body)
+	}
+	if got := c.stepOf(2); got != fmt.Sprintf("%d of %d", total, total) {
+		t.Errorf("at the end: step %s", got)
+	}
+	if r, err := c.Call("next", map[string]any{"threadId": 2}); err == nil || !strings.Contains(err.Error(), "ended") {
+		t.Errorf("next at the end: %v, %v", r, err)
+	}
+	c.call("stepBack", map[string]any{"threadId": 2})
+	st = c.stopped()
+	if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", total-1, total) {
+		t.Errorf("after a step back from the end: step %s", got)
+	}
+
+	// Reverse-continue to the previous send.
+	c.call("setBreakpoints", map[string]any{"source": map[string]any{"path": queue}, "lines": []int{42}})
+	c.call("reverseContinue", map[string]any{"threadId": st.Body.ThreadId})
+	st = c.stopped()
+	var k int
+	if _, err := fmt.Sscanf(c.stepOf(st.Body.ThreadId), "%d of", &k); err != nil || st.Body.Reason != "breakpoint" || k >= total-1 {
+		t.Fatalf("reverseContinue: stopped %+v at step %s", st.Body, c.stepOf(st.Body.ThreadId))
+	}
+	if fs := c.stack(st.Body.ThreadId); fs[0].Line != 42 {
+		t.Errorf("reverseContinue stopped at line %d, want 42", fs[0].Line)
+	}
+
+	c.call("restart", nil)
+	st = c.stopped()
+	if got := c.stepOf(st.Body.ThreadId); st.Body.Reason != "entry" || got != fmt.Sprintf("0 of %d", total) {
+		t.Errorf("restart: stopped %+v at step %s", st.Body, got)
+	}
+	c.call("disconnect", nil)
 }

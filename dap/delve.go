@@ -232,7 +232,11 @@ func (p *delveProcess) locals(goid int64, fr frameRef) ([]value, error) {
 			if strings.HasPrefix(v.Name, "~") || strings.HasPrefix(v.Name, "__il") {
 				continue // results without names, the instrumenter's temporaries
 			}
-			out = append(out, convert(api.ConvertVar(v), v.Name))
+			val := convert(api.ConvertVar(v), v.Name)
+			if v.Flags&proc.VariableShadowed != 0 {
+				val.Name = "(" + v.Name + ")" // as Delve shows a variable an inner one shadows
+			}
+			out = append(out, val)
 		}
 		return nil
 	})

@@ -28,7 +28,9 @@ func (s *Session) onThreadsRequest(req *dap.ThreadsRequest) {
 	if st := s.dbg.state; st != nil && s.currentTarget() != nil {
 		for i := range st.Goroutines {
 			g := &st.Goroutines[i]
-			if g.Status == "done" && !(st.Ended && g.ID == 0) {
+			// Goroutines that are done are gone, except at the end of an execution with a bug:
+			// then the failing goroutine (a panic) shows where it failed.
+			if g.Status == "done" && !(st.Ended && (g.ID == 0 || len(g.Frames) > 0)) {
 				continue
 			}
 			threads = append(threads, dap.Thread{Id: g.ID + 1, Name: s.threadName(g)})

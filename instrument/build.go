@@ -222,15 +222,15 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		pkg  *packages.Package // the package with its _test.go files (or the plain one)
 		main *packages.Package // the generated test main, root of the test binary's graph
 	}
-	var targets []target
+	var targets []*target // pointers: byPath keeps them while targets grows
 	byPath := map[string]*target{}
 	for _, p := range pkgs {
 		if strings.HasSuffix(p.ID, ".test") && p.Name == "main" {
 			path := strings.TrimSuffix(p.PkgPath, ".test")
 			t := byPath[path]
 			if t == nil {
-				targets = append(targets, target{})
-				t = &targets[len(targets)-1]
+				t = &target{}
+				targets = append(targets, t)
 				byPath[path] = t
 			}
 			t.main = p

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,7 +76,10 @@ func TestExamplesEndToEnd(t *testing.T) {
 		{"counter", "TestConcurrentWithdraw", "fail", "withdrawals succeeded"},
 		{"lockorder", "TestOppositeTransfers", "deadlock", ""},
 		{"leak", "TestLoadFailure", "leak", ""},
-		{"wgadd", "TestRunnerWait", "fail", ""},
+		// Add in the goroutine shows as a task not yet done when Wait returns, or as the
+		// runtime's "WaitGroup is reused before previous Wait has returned" when an Add
+		// comes while Wait is waking: whichever the exploration meets first.
+		{"wgadd", "TestRunnerWait", "fail|panic", ""},
 		{"closedchan", "TestCloseWhileSending", "panic", "send on closed channel"},
 		{"timeout", "TestProfile", "fail", "timed out"},
 		{"rlock", "TestLookupDuringPut", "deadlock", ""},
@@ -94,7 +98,7 @@ func TestExamplesEndToEnd(t *testing.T) {
 				t.Fatalf("interleave test: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			final := finalEvent(t, out, ex.test)
-			if final.Action != "fail" || final.Bug == nil || final.Bug.Kind != ex.kind {
+			if final.Action != "fail" || final.Bug == nil || !slices.Contains(strings.Split(ex.kind, "|"), final.Bug.Kind) {
 				t.Fatalf("final event %+v, want a %s bug\n%s", final, ex.kind, out)
 			}
 			if !strings.Contains(final.Bug.Message, ex.want) {
@@ -314,7 +318,8 @@ func TestNondeterministicTestDetectedAtReplay(t *testing.T) {
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": nondeterministicTest})
 	env := []string{"MARKER_DIR=" + t.TempDir()}
-	code, out, errOut := interleaveIn(t, dir, env, "test", "-json", "-minimize", "0", ".")
+	// -points all: the race-detection phase of the default would use up the first execution.
+	code, out, errOut := interleaveIn(t, dir, env, "test", "-json", "-minimize", "0", "-points", "all", ".")
 	if code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

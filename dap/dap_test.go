@@ -1,8 +1,8 @@
 package dap_test
 
 import (
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -437,6 +437,123 @@ func TestReplaySession(t *testing.T) {
 	st = c.stopped()
 	if got := c.stepOf(st.Body.ThreadId); st.Body.Reason != "entry" || got != fmt.Sprintf("0 of %d", total) {
 		t.Errorf("restart: stopped %+v at step %s", st.Body, got)
+	}
+	c.call("disconnect", nil)
+}
+
+// writeModule writes a module of one package from name → content.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestLaunchErrors checks that a launch that cannot work fails with a response that says why,
+// and that the session goes on (a disconnect is still answered).
+func TestLaunchErrors(t *testing.T) {
+	lockorder := example(t, "lockorder")
+	broken := writeModule(t, map[string]string{
+		"go.mod":         "module example.com/broken\n\ngo 1.24\n",
+		"broken.go":      "package broken\n\nfunc F() int { return undefinedThing }\n",
+		"broken_test.go": "package broken\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n",
+	})
+	tests := []struct {
+		name   string
+		args   map[string]any
+		errors string
+	}{
+		{"bad mode", map[string]any{"mode": "bogus", "program": lockorder}, `mode "bogus"`},
+		{"no program", map[string]any{"mode": "explore", "test": "TestX"}, `needs "program"`},
+		{"missing program", map[string]any{"program": filepath.Join(lockorder, "nope")}, "no such file"},
+		{"unknown strategy", map[string]any{"program": lockorder, "strategy": "nope"}, `unknown strategy "nope"`},
+		{"unknown parameter", map[string]any{"program": lockorder, "strategy": "pct", "zz": 1}, `unknown parameter "zz"`},
+		{"bad schedules", map[string]any{"program": lockorder, "schedules": -1}, "schedules = -1"},
+		{"bad time", map[string]any{"program": lockorder, "time": "soon"}, `time "soon"`},
+		{"bad type", map[string]any{"program": lockorder, "schedules": "many"}, "launch arguments"},
+		{"no such test", map[string]any{"program": lockorder, "test": "TestNope"}, "has no test TestNope (it has TestOppositeTransfers)"},
+		{"replay without file", map[string]any{"mode": "replay"}, `needs "scheduleFile"`},
+		{"missing schedule file", map[string]any{"mode": "replay", "scheduleFile": filepath.Join(lockorder, "missing.json")}, "missing.json"},
+		{"does not compile", map[string]any{"program": broken, "test": "TestF"}, "undefined: undefinedThing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := driver{t, session(t, dap.Config{NoDelve: true})}
+			c.Timeout = 5 * time.Minute
+			c.call("initialize", map[string]any{"adapterID": "interleave"})
+			tt.args["type"], tt.args["request"] = "interleave", "launch"
+			_, err := c.Call("launch", tt.args)
+			if err == nil || !strings.Contains(err.Error(), tt.errors) {
+				t.Errorf("launch: %v, want an error saying %q", err, tt.errors)
+			}
+			c.call("disconnect", nil)
+		})
+	}
+}
+
+// TestProtocolErrors sends what a client should not: an unknown request, malformed JSON,
+// requests out of place. Each gets an error response or an output event, and the session
+// goes on.
+func TestProtocolErrors(t *testing.T) {
+	c := driver{t, session(t, dap.Config{NoDelve: true})}
+	c.call("initialize", map[string]any{"adapterID": "interleave"})
+	if _, err := c.Call("frobnicate", nil); err == nil || !strings.Contains(err.Error(), `unsupported request "frobnicate"`) {
+		t.Errorf("unknown request: %v", err)
+	}
+	c.SendRaw([]byte(`{"seq": 99, "type": "request", "command": "next", "arguments": {"threadId": "one"}}`))
+	if r, err := c.Response(99); err != nil || r.GetResponse().Success {
+		t.Errorf("bad arguments: %v, %v: want an error response", r, err)
+	}
+	c.SendRaw([]byte(`{this is not json`))
+	if e := c.event("output").(*godap.OutputEvent); !strings.Contains(e.Body.Output, "malformed") {
+		t.Errorf("malformed message: output %q", e.Body.Output)
+	}
+	for _, cmd := range []string{"next", "stepBack", "continue", "stackTrace", "evaluate"} {
+		if _, err := c.Call(cmd, map[string]any{"threadId": 1, "expression": "x"}); err == nil {
+			t.Errorf("%s without a test process: no error", cmd)
+		}
+	}
+	if _, err := c.Call("scopes", map[string]any{"frameId": 7}); err == nil {
+		t.Errorf("scopes of an unknown frame: no error")
+	}
+	if th := c.threads(); len(th) != 1 {
+		t.Errorf("threads before launch: %+v", th)
+	}
+	c.call("disconnect", nil)
+}
+
+// TestKilledProcess kills the test process in the middle of a session: the client gets a
+// terminated event that says why, and the schedule found so far stays in .interleave.
+func TestKilledProcess(t *testing.T) {
+	dir := example(t, "lockorder")
+	c := driver{t, session(t, dap.Config{})}
+	c.Timeout = 5 * time.Minute
+	c.call("initialize", map[string]any{"adapterID": "interleave"})
+	c.call("launch", launchExplore(dir))
+	pid := c.event("process").(*godap.ProcessEvent).Body.SystemProcessId
+	c.event("initialized")
+	c.call("configurationDone", nil)
+	st := c.stopped()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.event("terminated")
+	var said string
+	for _, e := range c.Events("output") {
+		said += e.(*godap.OutputEvent).Body.Output
+	}
+	if !strings.Contains(said, "the test process ended") || !strings.Contains(said, filepath.Join(dir, ".interleave", "schedules")) {
+		t.Errorf("output %q: want why the session ended and where the schedules are", said)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, ".interleave", "schedules", "*.json")); len(files) != 1 {
+		t.Errorf("schedules kept: %v", files)
+	}
+	if _, err := c.Call("next", map[string]any{"threadId": st.Body.ThreadId}); err == nil {
+		t.Errorf("next after the process died: no error")
 	}
 	c.call("disconnect", nil)
 }

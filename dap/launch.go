@@ -250,8 +250,8 @@ func (s *Session) watch(t *target) {
 }
 
 // startTarget builds the test binary and starts it, connected to a new control listener.
-func (s *Session) startTarget(a *launchArgs) (t *target, err error) {
-	t = &target{args: a}
+func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
+	t := &target{args: a}
 	defer func() {
 		if err != nil {
 			t.close()

@@ -1,0 +1,3 @@
+module races
+
+go 1.22

@@ -280,8 +280,15 @@ type Cell struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// Found reports whether the cell found the bug.
-func (c *Cell) Found() bool { return c.FirstBug > 0 }
+// Found reports whether the cell found the bug: a buggy schedule whose bug is not the step
+// bound. A livelock report means an execution ran past the step bound (INTERLEAVE_MAX_STEPS),
+// which a long benchmark does with every access a scheduling point without any livelock; the
+// study's bugs are assertion failures, deadlocks, crashes and incorrect output (§1), so such a
+// cell is reported apart (StepBound), not counted.
+func (c *Cell) Found() bool { return c.FirstBug > 0 && !c.StepBound() }
+
+// StepBound reports whether the first buggy schedule of the cell ran into the step bound.
+func (c *Cell) StepBound() bool { return c.FirstBug > 0 && c.BugKind == "livelock" }
 
 // CutShort reports whether the cell ended before its limit or its space for a reason of its
 // own: the time budget, an interruption, or a failure.
@@ -339,14 +346,17 @@ func (n *Native) PerRun() float64 {
 type Run struct {
 	Version int `json:"version"`
 	// Command is the command line that produced the run.
-	Command    string      `json:"command"`
-	Started    string      `json:"started"` // RFC 3339, UTC
-	Seconds    float64     `json:"seconds"` // wall-clock time of the whole run
-	Limit      int         `json:"limit"`
-	Seed       uint64      `json:"seed"`
-	Points     string      `json:"points"` // INTERLEAVE_POINTS; "" is the harness default
-	CellTime   string      `json:"cell_time"`
-	Native     int         `json:"native"` // runs asked for the native column; 0 skipped
+	Command  string  `json:"command"`
+	Started  string  `json:"started"` // RFC 3339, UTC
+	Seconds  float64 `json:"seconds"` // wall-clock time of the whole run
+	Limit    int     `json:"limit"`
+	Seed     uint64  `json:"seed"`
+	Points   string  `json:"points"` // INTERLEAVE_POINTS; "" is the harness default
+	CellTime string  `json:"cell_time"`
+	Native   int     `json:"native"` // runs asked for the native column; 0 skipped
+	// MaxSteps is the step bound of an execution (INTERLEAVE_MAX_STEPS); 0 is the harness
+	// default.
+	MaxSteps   int         `json:"max_steps,omitempty"`
 	Workers    int         `json:"workers"`
 	CPUs       int         `json:"cpus"`
 	GoVersion  string      `json:"go_version"`
@@ -397,6 +407,7 @@ type Tally struct {
 	Found     int
 	Of        int // benchmarks with a cell
 	CutShort  int // cells cut short (time budget, failure)
+	StepBound int // cells whose first buggy schedule ran into the step bound
 }
 
 // Tallies counts, per technique, the bugs found among the 49 (toys false) or among the toys
@@ -420,6 +431,9 @@ func (r *Run) Tallies(toys bool) []Tally {
 			if c.CutShort() {
 				ty.CutShort++
 			}
+			if c.StepBound() {
+				ty.StepBound++
+			}
 		}
 		out = append(out, ty)
 	}
@@ -433,8 +447,15 @@ func (r *Run) Summary() string {
 		var parts []string
 		for _, t := range ts {
 			s := fmt.Sprintf("%s: %d/%d", t.Technique.Label, t.Found, t.Of)
+			var notes []string
 			if t.CutShort > 0 {
-				s += fmt.Sprintf(" (%d cut short)", t.CutShort)
+				notes = append(notes, fmt.Sprintf("%d cut short", t.CutShort))
+			}
+			if t.StepBound > 0 {
+				notes = append(notes, fmt.Sprintf("%d at the step bound", t.StepBound))
+			}
+			if len(notes) > 0 {
+				s += " (" + strings.Join(notes, ", ") + ")"
 			}
 			parts = append(parts, s)
 		}

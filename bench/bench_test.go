@@ -493,3 +493,31 @@ func TestNativeTally(t *testing.T) {
 		})
 	}
 }
+
+// TestStepBoundIsNotABug: a cell whose first buggy schedule ran into the step bound (a
+// livelock report) is shown and summarized apart, not counted as finding the bug.
+func TestStepBoundIsNotABug(t *testing.T) {
+	r := &Run{Limit: 100, MaxSteps: 5000, Techniques: []string{"rand"},
+		Benchmarks: []Benchmark{{ID: 0, Name: "CB.aget-bug2", Package: "cb/aget_bug2"}},
+		Cells:      []Cell{{Benchmark: "cb/aget_bug2", Technique: "rand", Schedules: 100, Buggy: 100, FirstBug: 1, BugKind: "livelock", MaxSteps: 5000, MaxGoroutines: 1, Stopped: "schedules"}},
+	}
+	if got, want := r.Summary(), "bugs found in 1 SCTBench benchmarks at limit 100: Rand: 0/1 (1 at the step bound)\n"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	var buf bytes.Buffer
+	if err := Markdown(&buf, r, loadTestPaper(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 0 | CB.aget-bug2 | ✗‡ (4) | 100 (48591) |",
+		"- ‡ CB.aget-bug2 × Rand: the first buggy schedule (1) ran into the step bound (5000; longest execution 5000 steps, 1 goroutines)",
+		"Step bound 5000 steps per execution.",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("results.md lacks %q in\n%s", want, buf.String())
+		}
+	}
+	if pts := Cumulative(r, "rand"); len(pts) != 0 {
+		t.Errorf("Figure 4 counts the step bound: %v", pts)
+	}
+}

@@ -28,6 +28,11 @@ func Markdown(w io.Writer, r *Run, paper *Paper) error {
 		"per-execution seeds (§5, \"Notes on randomization\"). Systematic and randomized cells count every "+
 		"buggy schedule up to the limit (no stop at the first bug, no minimization).",
 		r.Started, r.Seconds, r.Workers, r.CPUs, r.GoVersion, r.Limit, PaperLimit, r.CellTime, points, r.Seed)
+	if r.MaxSteps > 0 {
+		p(" Step bound %d steps per execution.", r.MaxSteps)
+	} else {
+		p(" Step bound: the harness default.")
+	}
 	if r.Native > 0 {
 		p(" Native column: the uninstrumented test run %d times (PERIOD, seed 003, Table 1).", r.Native)
 	}
@@ -37,7 +42,8 @@ func Markdown(w io.Writer, r *Run, paper *Paper) error {
 	}
 	p("In every table a cell reads *ours (paper)*: our number, then the published one where the study has "+
 		"that column (Tables III and IV of seed 004, run at limit %d; 'L' is its limit, '✗' no bug found). "+
-		"A number marked † comes from a cell cut short (time budget or failure; see the notes under the table).\n\n", PaperLimit)
+		"A number marked † comes from a cell cut short (time budget or failure); ✗‡ is a cell whose first buggy schedule only ran "+
+		"into the step bound (reported as a livelock), not counted as finding the bug; see the notes under each table.\n\n", PaperLimit)
 
 	var main, toys []Benchmark
 	for _, b := range r.Benchmarks {
@@ -102,12 +108,31 @@ func (n *notes) add(b Benchmark, t Technique, c *Cell, limit int) string {
 	return "†"
 }
 
+// stepBound notes a cell whose first buggy schedule ran into the step bound, and returns the
+// mark of its first-bug column.
+func (n *notes) stepBound(b Benchmark, t Technique, c *Cell, maxSteps int) string {
+	if !c.StepBound() {
+		return ""
+	}
+	bound := "the harness default"
+	if maxSteps > 0 {
+		bound = strconv.Itoa(maxSteps)
+	}
+	n.lines = append(n.lines, fmt.Sprintf("‡ %s × %s: the first buggy schedule (%d) ran into the step bound (%s; longest execution %d steps, %d goroutines) and was reported as a livelock; not counted as finding the bug, and the buggy count includes such schedules",
+		b.Name, t.Label, c.FirstBug, bound, c.MaxSteps, c.MaxGoroutines))
+	return "‡"
+}
+
 func (n *notes) write(w io.Writer) {
 	if len(n.lines) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n")
 	for _, l := range n.lines {
+		if strings.HasPrefix(l, "‡") {
+			fmt.Fprintf(w, "- %s\n", l)
+			continue
+		}
 		fmt.Fprintf(w, "- † %s\n", l)
 	}
 }
@@ -212,7 +237,7 @@ func systematicTable(w io.Writer, r *Run, paper *Paper, bs []Benchmark) {
 				line += strings.Repeat(" error† |", n)
 				continue
 			}
-			first := firstBug(c)
+			first := firstBug(c) + ns.stepBound(b, t, c, r.MaxSteps)
 			if t.Kind == Iterative {
 				line += fmt.Sprintf(" %s | %s | %s | %s | %s |",
 					withPaper(strconv.Itoa(c.Bound), pv("bound")),
@@ -297,7 +322,7 @@ func randomizedTable(w io.Writer, r *Run, paper *Paper, bs []Benchmark) {
 				continue
 			}
 			line += fmt.Sprintf(" %s | %s | %s |",
-				withPaper(firstBug(c), pv("first_bug")),
+				withPaper(firstBug(c)+ns.stepBound(b, t, c, r.MaxSteps), pv("first_bug")),
 				withPaper(strconv.Itoa(c.Buggy)+mark, pv("buggy")),
 				withPaper(formatAverage(c.AveragePerBug()), paperAvg))
 		}
@@ -457,7 +482,7 @@ var TSVHeader = []string{
 	"id", "name", "package", "toy", "technique", "strategy", "points", "limit",
 	"schedules", "buggy", "first_bug", "avg_schedules_per_bug", "bound", "new_schedules",
 	"max_goroutines", "max_steps", "seconds", "us_per_schedule", "stopped", "cut_short",
-	"bug_kind", "error",
+	"bug_kind", "found", "error",
 	"paper_first_bug", "paper_buggy", "paper_schedules", "paper_bound", "paper_new", "paper_threads_n", "paper_max_steps_k",
 	"native_runs", "native_buggy", "native_first_bug", "native_us_per_run", "slowdown",
 }
@@ -483,7 +508,7 @@ func TSV(w io.Writer, r *Run, paper *Paper) error {
 				id = ""
 			}
 			first, avg := "", ""
-			if c.Found() {
+			if c.FirstBug > 0 {
 				first = strconv.Itoa(c.FirstBug)
 			}
 			if c.Buggy > 0 {
@@ -516,7 +541,7 @@ func TSV(w io.Writer, r *Run, paper *Paper) error {
 				strconv.Itoa(c.Schedules), strconv.Itoa(c.Buggy), first, avg, bound, fresh,
 				strconv.Itoa(c.MaxGoroutines), strconv.Itoa(c.MaxSteps), strconv.FormatFloat(c.Seconds, 'f', 4, 64),
 				strconv.FormatFloat(c.PerSchedule()*1e6, 'f', 3, 64), c.Stopped, strconv.FormatBool(c.CutShort()),
-				c.BugKind, oneLine(c.Error),
+				c.BugKind, strconv.FormatBool(c.Found()), oneLine(c.Error),
 				pv("first_bug"), pv("buggy"), pv("schedules"), pv("bound"), pv("new"), threads, steps,
 				natRuns, natBuggy, natFirst, natPer, slow,
 			}

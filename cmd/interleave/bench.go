@@ -62,6 +62,7 @@ type benchFlags struct {
 	nativeTimeout time.Duration
 	nativeTime    time.Duration
 	cellTime      time.Duration
+	maxSteps      int
 	seed          uint64
 	points        string
 	json          bool
@@ -82,6 +83,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.DurationVar(&f.nativeTimeout, "native-timeout", 2*time.Second, "a native run taking longer hangs: it is stopped and counted as buggy")
 	fs.DurationVar(&f.nativeTime, "native-time", 30*time.Second, "time budget of one benchmark's native runs")
 	fs.DurationVar(&f.cellTime, "cell-time", 3*time.Minute, "time budget of one cell; a cell cut short is reported as such")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "step bound of an execution, past which it is reported as a livelock (0: the harness default)")
 	fs.Uint64Var(&f.seed, "seed", 1, "initial seed of the randomized techniques, the same for every cell")
 	fs.StringVar(&f.points, "points", "", "scheduling points (INTERLEAVE_POINTS: sync, all, racy; empty: the harness default)")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON on stdout instead of the summary")
@@ -338,6 +340,7 @@ func newBencher(f *benchFlags, args []string, stderr io.Writer) (*bencher, error
 		Points:     f.points,
 		CellTime:   f.cellTime.String(),
 		Native:     f.native,
+		MaxSteps:   f.maxSteps,
 		Workers:    f.workers,
 		CPUs:       runtime.NumCPU(),
 		GoVersion:  runtime.Version(),
@@ -463,6 +466,8 @@ func (b *bencher) addCell(bm bench.Benchmark, t bench.Technique, c bench.Cell) {
 	switch {
 	case c.Error != "":
 		what = "error: " + firstLine(c.Error)
+	case c.StepBound():
+		what = fmt.Sprintf("step bound (livelock report) at %d, %d buggy of %d", c.FirstBug, c.Buggy, c.Schedules)
 	case c.Found():
 		what = fmt.Sprintf("1st bug at %d, %d buggy of %d", c.FirstBug, c.Buggy, c.Schedules)
 	default:
@@ -675,6 +680,9 @@ func (b *bencher) cellEnv(bm bench.Benchmark, t bench.Technique, strategyArg str
 	}
 	if b.f.points != "" {
 		env = append(env, "INTERLEAVE_POINTS="+b.f.points)
+	}
+	if b.f.maxSteps != 0 {
+		env = append(env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(b.f.maxSteps))
 	}
 	return env
 }

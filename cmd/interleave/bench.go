@@ -756,6 +756,8 @@ func fillCell(c *bench.Cell, res, last *interleave.Event, err error, ctx context
 // stops), and the cell reports the last run: the bound reached, the schedules to the first bug,
 // the schedules up to and including that bound, those of exactly that bound ("new", Table III)
 // and the buggy ones. The repeated lower bounds cost time, not schedules of the reported count.
+// Any buggy schedule ends the search at its bound, one that ran into the step bound too (the
+// tables show that one apart).
 func (b *bencher) runIterative(ctx context.Context, bm bench.Benchmark, t bench.Technique, bl *built, c bench.Cell) bench.Cell {
 	deadline := time.Now().Add(b.f.cellTime)
 	before := 0 // schedules with a smaller bound
@@ -775,7 +777,7 @@ func (b *bencher) runIterative(ctx context.Context, bm bench.Benchmark, t bench.
 		fillCell(&c, res, last, err, ctx)
 		c.MaxGoroutines, c.MaxSteps = max(maxG, c.MaxGoroutines), max(maxS, c.MaxSteps)
 		c.Bound, c.NewSchedules = bound, c.Schedules-before
-		if c.Error != "" || c.Found() || c.Stopped != "exhausted" || strings.Contains(c.Exhausted, "whole schedule space") {
+		if c.Error != "" || c.FirstBug > 0 || c.Stopped != "exhausted" || strings.Contains(c.Exhausted, "whole schedule space") {
 			return c
 		}
 		before = c.Schedules

@@ -184,3 +184,61 @@ func BenchmarkRatios(b *testing.B) {
 	b.ReportMetric(exec/1000, "exec-µs")
 	b.ReportMetric(exec/floor, "exec/floor")
 }
+
+// accessSink keeps the plain loads of BenchmarkRaceDetector from being optimized away.
+var accessSink int
+
+// accesses runs about n instrumented reads and writes (one write in four) over 64 words, in
+// executions of pointsPerExecution accesses, with the given points and detector settings. It
+// returns the accesses run.
+func accesses(n int, points engine.Points, races bool) int {
+	var words [64]int
+	per := pointsPerExecution
+	rep := engine.Explore(func(t *engine.T) {
+		for i := 0; i < per; i++ {
+			p := &words[i&63]
+			if i&3 == 0 {
+				engine.Write(unsafe.Pointer(p), "bench.go:20")
+				*p = i
+			} else {
+				engine.Read(unsafe.Pointer(p), "bench.go:21")
+				accessSink += *p
+			}
+		}
+	}, engine.Config{Strategy: keepRunning{}, Schedules: (n + per - 1) / per, Points: points, Races: races})
+	return rep.Schedules * per
+}
+
+// BenchmarkRaceDetector reports, measured in this one run (use -benchtime=1x), the cost of an
+// instrumented access under each configuration next to a plain access: not a scheduling
+// point and no detector (the call alone), a scheduling point that does not switch, the
+// detector alone (points "sync"), and both (points "all" with the detector).
+func BenchmarkRaceDetector(b *testing.B) {
+	const n = 2_000_000
+	perOp := func(f func() int) float64 {
+		start := time.Now()
+		ops := f()
+		return float64(time.Since(start).Nanoseconds()) / float64(ops)
+	}
+	var words [64]int
+	plain := perOp(func() int {
+		for i := 0; i < n; i++ {
+			if i&3 == 0 {
+				words[i&63] = i
+			} else {
+				accessSink += words[i&63]
+			}
+		}
+		return n
+	})
+	call := perOp(func() int { return accesses(n, engine.PointsSync, false) })
+	point := perOp(func() int { return accesses(n, engine.PointsAll, false) })
+	detector := perOp(func() int { return accesses(n, engine.PointsSync, true) })
+	both := perOp(func() int { return accesses(n, engine.PointsAll, true) })
+	b.ReportMetric(plain, "plain-ns")
+	b.ReportMetric(call, "call-ns")
+	b.ReportMetric(point, "point-ns")
+	b.ReportMetric(detector, "detector-ns")
+	b.ReportMetric(both, "point+detector-ns")
+	b.ReportMetric(detector/point, "detector/point")
+}

@@ -206,3 +206,32 @@ func goRaceReports(t *testing.T, root, pattern string, count int) [][2]string {
 	}
 	return pairs
 }
+
+// TestRacesFailReplays runs a racy program with -races=fail: the first race is the bug, its
+// schedule (which records the points) replays to the same race, and -races=off finds nothing.
+func TestRacesFailReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	root, err := filepath.Abs("../../testdata/races")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, root, nil, "test", "-json", "-races", "fail", "./racy/lazyinit")
+	if code != 1 {
+		t.Fatalf("-races=fail: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	final := finalEvent(t, out, "TestConcurrentGet")
+	if final.Bug == nil || final.Bug.Kind != "race" || !strings.Contains(final.Bug.Message, "data race") ||
+		!strings.HasPrefix(final.Bug.Position, "racy/lazyinit/config.go:3") {
+		t.Fatalf("final event %+v, want a race in config.go", final)
+	}
+	code, out, errOut = interleaveIn(t, root, nil, "replay", final.Bug.Schedule)
+	if code != 1 || !strings.Contains(out+errOut, "data race") {
+		t.Fatalf("replay: exit %d, want 1 with the race\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = interleaveIn(t, root, nil, "test", "-json", "-races", "off", "-points", "all", "./racy/lazyinit")
+	if code != 0 || finalEvent(t, out, "TestConcurrentGet").Races != nil && *finalEvent(t, out, "TestConcurrentGet").Races != 0 {
+		t.Fatalf("-races=off: exit %d, want 0 and no race\n%s\n%s", code, out, errOut)
+	}
+}

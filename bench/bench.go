@@ -471,8 +471,12 @@ func (r *Run) Summary() string {
 	if n > 0 {
 		fmt.Fprintf(&b, "%s\n", line(fmt.Sprintf("bugs found in %d SCTBench benchmarks at limit %d: ", n, r.Limit), r.Tallies(false)))
 	}
-	if len(r.Benchmarks) > n {
-		fmt.Fprintf(&b, "%s\n", line("toy programs (not among the 49): ", r.Tallies(true)))
+	toys, ran := r.Tallies(true), false
+	for _, t := range toys {
+		ran = ran || t.Of > 0
+	}
+	if ran {
+		fmt.Fprintf(&b, "%s\n", line("toy programs (not among the 49): ", toys))
 	}
 	return b.String()
 }

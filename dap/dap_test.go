@@ -21,8 +21,13 @@ import (
 // session saves stay out of the repository.
 func example(t testing.TB, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "examples", name)
-	dst := filepath.Join(t.TempDir(), name)
+	return copyModule(t, filepath.Join("..", "testdata", "examples", name))
+}
+
+// copyModule copies the module at src into a temporary directory.
+func copyModule(t testing.TB, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
 	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -556,4 +561,47 @@ func TestKilledProcess(t *testing.T) {
 		t.Errorf("next after the process died: no error")
 	}
 	c.call("disconnect", nil)
+}
+
+// TestDeterministic replays the same schedule in two sessions, step by step, and compares
+// everything the client sees at every step: threads, stacks, the Scheduler scope and the
+// real locals (addresses aside, which differ between processes).
+func TestDeterministic(t *testing.T) {
+	dir := example(t, "closedchan")
+	file := scheduleOf(t, dir, "TestCloseWhileSending")
+	replay := func() []string {
+		c := driver{t, session(t, dap.Config{})}
+		c.Timeout = 5 * time.Minute
+		if err := c.Start(launchReplay(file), nil); err != nil {
+			t.Fatal(err)
+		}
+		st := c.stopped()
+		var steps []string
+		for {
+			steps = append(steps, fmt.Sprintf("stopped %s %s\n%s", st.Body.Reason, c.stepOf(st.Body.ThreadId), c.transcript()))
+			if strings.Contains(st.Body.Description, "ended") || len(steps) > 100 {
+				break
+			}
+			c.call("next", map[string]any{"threadId": st.Body.ThreadId})
+			st = c.stopped()
+			if st.Body.Reason == "exception" && strings.HasPrefix(c.stepOf(st.Body.ThreadId), "24 of 24") {
+				steps = append(steps, fmt.Sprintf("stopped %s %s\n%s", st.Body.Reason, c.stepOf(st.Body.ThreadId), c.transcript()))
+				break
+			}
+		}
+		c.call("disconnect", nil)
+		return steps
+	}
+	a, b := replay(), replay()
+	if len(a) < 10 || len(a) != len(b) {
+		t.Fatalf("%d and %d stops", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("stop %d differs:\n%s\nthen:\n%s", i, a[i], b[i])
+		}
+		if !strings.Contains(a[i], "Locals") {
+			t.Fatalf("stop %d shows no locals:\n%s", i, a[i])
+		}
+	}
 }

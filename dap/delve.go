@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-delve/delve/pkg/proc"
@@ -18,10 +19,10 @@ import (
 
 // Delve is used as a library: the test binary is launched under its native backend (ptrace;
 // no dlv binary), and runs freely while the control protocol drives it. When the client asks
-// for variables, the adapter halts the process, reads the paused goroutine's frame (the
-// goroutine is parked at its scheduling point, its user frames below the engine's), and lets
-// the process run again: the test process itself is waiting for the adapter's next command,
-// so halting it changes nothing it does.
+// for variables, the adapter halts the process and reads the paused goroutine's frame (the
+// goroutine is parked at its scheduling point, its user frames below the engine's); the
+// process stays halted until the adapter sends the next command. The test process is waiting
+// for that command anyway, so halting it changes nothing it does.
 
 // delveProcess is a test process under Delve.
 type delveProcess struct {
@@ -112,7 +113,9 @@ func (p *delveProcess) resume() {
 	}()
 }
 
-// halt stops the running process. Called with mu held.
+// halt stops the running process. Called with mu held. A stop request that reaches Delve
+// just as a Continue starts is forgotten (Continue clears it), so the request is repeated
+// until the process stops.
 func (p *delveProcess) halt() error {
 	if p.resumed == nil {
 		return nil
@@ -123,19 +126,39 @@ func (p *delveProcess) halt() error {
 	default:
 	}
 	p.stopping.Store(true)
-	if err := p.grp.RequestManualStop(); err != nil {
-		p.stopping.Store(false)
-		return fmt.Errorf("halt: %w", err)
+	defer p.stopping.Store(false)
+	for i := 0; ; i++ {
+		if err := p.grp.RequestManualStop(); err != nil {
+			return fmt.Errorf("halt: %w", err)
+		}
+		select {
+		case err := <-p.resumed:
+			p.resumed = nil
+			select {
+			case <-p.done:
+				return errors.New("the test process has exited")
+			default:
+			}
+			return err
+		case <-time.After(20 * time.Millisecond):
+			if i == 250 {
+				return errors.New("halt: the test process does not stop")
+			}
+		}
 	}
-	err := <-p.resumed
-	p.stopping.Store(false)
-	p.resumed = nil
-	select {
-	case <-p.done:
-		return errors.New("the test process has exited")
-	default:
+}
+
+// run lets a halted process run again; the control protocol needs it running.
+func (p *delveProcess) run() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resumed == nil && !p.killed {
+		select {
+		case <-p.done:
+		default:
+			p.resume()
+		}
 	}
-	return err
 }
 
 func (p *delveProcess) exited() <-chan struct{} { return p.done }
@@ -170,7 +193,9 @@ func (p *delveProcess) kill() {
 	}
 }
 
-// paused runs f with the process halted.
+// paused runs f with the process halted. The process stays halted until the adapter sends
+// the test process its next command (run), so that reading several scopes at one stop halts
+// it once.
 func (p *delveProcess) paused(f func(t *proc.Target) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -180,12 +205,13 @@ func (p *delveProcess) paused(f func(t *proc.Target) error) error {
 	if err := p.halt(); err != nil {
 		return err
 	}
-	defer p.resume()
 	return f(p.grp.Selected)
 }
 
-// loadConfig bounds what is read of a variable.
-var loadConfig = proc.LoadConfig{FollowPointers: true, MaxVariableRecurse: 2, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1}
+// loadConfig bounds what is read of a variable at once: one level below it; deeper values
+// are read when the client opens them, by evaluating their expression in the same frame (the
+// process stays halted meanwhile).
+var loadConfig = proc.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1}
 
 // scope finds the frame fr of goroutine goid: the frame with fr's function and line, counting
 // only the frames the adapter shows.
@@ -232,7 +258,7 @@ func (p *delveProcess) locals(goid int64, fr frameRef) ([]value, error) {
 			if strings.HasPrefix(v.Name, "~") || strings.HasPrefix(v.Name, "__il") {
 				continue // results without names, the instrumenter's temporaries
 			}
-			val := convert(api.ConvertVar(v), v.Name)
+			val := p.convert(goid, fr, api.ConvertVar(v), v.Name)
 			if v.Flags&proc.VariableShadowed != 0 {
 				val.Name = "(" + v.Name + ")" // as Delve shows a variable an inner one shadows
 			}
@@ -254,7 +280,7 @@ func (p *delveProcess) evaluate(goid int64, fr frameRef, expr string) (value, er
 		if err != nil {
 			return err
 		}
-		out = convert(api.ConvertVar(v), expr)
+		out = p.convert(goid, fr, api.ConvertVar(v), expr)
 		return nil
 	})
 	return out, err
@@ -263,8 +289,9 @@ func (p *delveProcess) evaluate(goid int64, fr frameRef, expr string) (value, er
 // reset has nothing to forget: values are read whole, children included.
 func (p *delveProcess) reset() {}
 
-// convert turns a variable read by Delve into a value whose children were read with it.
-func convert(v *api.Variable, evalName string) value {
+// convert turns a variable read by Delve into a value. Children that were read with it are
+// converted; a value whose children were not read gets them by evaluating its expression.
+func (p *delveProcess) convert(goid int64, fr frameRef, v *api.Variable, evalName string) value {
 	val := value{Name: v.Name, Type: v.Type, Value: shorten(v.SinglelineString(), 200), EvaluateName: evalName}
 	if v.Unreadable != "" {
 		val.Value = "(unreadable: " + v.Unreadable + ")"
@@ -273,16 +300,44 @@ func convert(v *api.Variable, evalName string) value {
 	children := v.Children
 	if v.Kind == reflect.Pointer && len(children) == 1 {
 		// A pointer's child is the value it points to: show that value's fields.
-		if len(children[0].Children) > 0 {
-			children = children[0].Children
+		if c := children[0]; len(c.Children) > 0 || c.Len > 0 {
+			children = c.Children
 			evalName = "(*" + evalName + ")"
+			v = &c
+		} else if c.Kind == reflect.Struct && c.OnlyAddr {
+			children = nil
 		}
 	}
-	if len(children) == 0 || v.Kind == reflect.String {
+	switch v.Kind {
+	case reflect.String, reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Invalid:
+		return val
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
 		return val
 	}
-	kids := make([]api.Variable, len(children))
-	copy(kids, children)
+	if len(children) == 0 {
+		if v.Len == 0 && v.Kind != reflect.Struct && v.Kind != reflect.Pointer && v.Kind != reflect.Interface {
+			return val
+		}
+		if v.Kind == reflect.Pointer && v.Children != nil && len(v.Children) == 1 && v.Children[0].Addr == 0 {
+			return val // nil
+		}
+		expr := evalName
+		val.Children = func() ([]value, error) {
+			// Not read yet: read the value itself, one more level down.
+			got, err := p.evaluate(goid, fr, expr)
+			if err != nil {
+				return nil, err
+			}
+			if got.Children == nil {
+				return nil, nil
+			}
+			return got.Children()
+		}
+		return val
+	}
+	kids := append([]api.Variable(nil), children...)
 	isMap := v.Kind == reflect.Map
 	val.Children = func() ([]value, error) {
 		var out []value
@@ -292,20 +347,18 @@ func convert(v *api.Variable, evalName string) value {
 			switch {
 			case isMap:
 				// Maps alternate keys and values.
-				if i%2 == 1 {
+				if i%2 == 1 || i+1 >= len(kids) {
 					continue
 				}
-				if i+1 < len(kids) {
-					k := kids[i].SinglelineString()
-					cv := convert(&kids[i+1], fmt.Sprintf("%s[%s]", evalName, k))
-					cv.Name = "[" + k + "]"
-					out = append(out, cv)
-				}
+				k := kids[i].SinglelineString()
+				cv := p.convert(goid, fr, &kids[i+1], fmt.Sprintf("%s[%s]", evalName, k))
+				cv.Name = "[" + k + "]"
+				out = append(out, cv)
 				continue
 			case name == "":
 				name = fmt.Sprintf("[%d]", i)
 			}
-			cv := convert(c, childEvalName(evalName, name))
+			cv := p.convert(goid, fr, c, childEvalName(evalName, name))
 			cv.Name = name
 			out = append(out, cv)
 		}

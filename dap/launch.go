@@ -171,6 +171,18 @@ type target struct {
 	closeOnce sync.Once
 }
 
+// call sends a command to the test process, letting it run first, and waits for the reply.
+func (t *target) call(c interleave.DebugCommand) (*interleave.DebugReply, error) {
+	t.proc.run()
+	return t.ctl.call(c)
+}
+
+// send sends a command without waiting.
+func (t *target) send(c interleave.DebugCommand) error {
+	t.proc.run()
+	return t.ctl.send(c)
+}
+
 // close stops the test process and removes the build directory.
 func (t *target) close() {
 	t.closeOnce.Do(func() {
@@ -409,7 +421,7 @@ func (s *Session) explore(t *target) {
 	}
 	t.ctl.pmu.Unlock()
 	s.dbg.progressID = id
-	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time, G: -1})
+	r, err := t.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time, G: -1})
 	s.dbg.progressID = ""
 	if err != nil {
 		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: "failed"}})
@@ -472,7 +484,7 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 func (s *Session) onCancelRequest(req *dap.CancelRequest) {
 	s.send(&dap.CancelResponse{Response: s.response(&req.Request)})
 	if t := s.currentTarget(); t != nil {
-		t.ctl.send(interleave.DebugCommand{Cmd: "cancel", G: -1})
+		t.send(interleave.DebugCommand{Cmd: "cancel", G: -1})
 	}
 }
 

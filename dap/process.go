@@ -19,6 +19,8 @@ type process interface {
 	exitErr() error
 	// kill ends the process (and, under Delve, detaches).
 	kill()
+	// run lets the process run if a debugger halted it: before every control command.
+	run()
 	// pid is the process id.
 	pid() int
 	// debugger returns what reads variables, or nil with the reason there is none.
@@ -69,6 +71,8 @@ func startExec(bin string, args []string, dir string, env []string, stdout, stde
 	}()
 	return p, nil
 }
+
+func (p *execProcess) run() {}
 
 func (p *execProcess) exited() <-chan struct{} { return p.done }
 func (p *execProcess) exitErr() error          { return p.err }

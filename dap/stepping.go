@@ -52,7 +52,7 @@ func (s *Session) run(t *target, c interleave.DebugCommand, reason string) {
 		c.Breakpoints = s.breakpointList(t)
 	}
 	s.running.Store(true)
-	r, err := t.ctl.call(c)
+	r, err := t.call(c)
 	s.stoppedAfter(t, r, err, reason)
 }
 
@@ -192,7 +192,7 @@ func (s *Session) step(req *dap.Request, threadID int, respond func()) {
 	}
 	respond()
 	s.running.Store(true)
-	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "step", G: g})
+	r, err := t.call(interleave.DebugCommand{Cmd: "step", G: g})
 	s.stoppedAfter(t, r, err, "")
 }
 
@@ -204,7 +204,7 @@ func (s *Session) onContinueRequest(req *dap.ContinueRequest) {
 	}
 	s.send(&dap.ContinueResponse{Response: s.response(&req.Request), Body: dap.ContinueResponseBody{AllThreadsContinued: true}})
 	s.running.Store(true)
-	r, err := t.ctl.call(interleave.DebugCommand{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
+	r, err := t.call(interleave.DebugCommand{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
 	s.stoppedAfter(t, r, err, "")
 }
 
@@ -286,7 +286,7 @@ func (s *Session) onRestartRequest(req *dap.RestartRequest) {
 func (s *Session) onPauseRequest(req *dap.PauseRequest) {
 	s.send(&dap.PauseResponse{Response: s.response(&req.Request)})
 	if t := s.currentTarget(); t != nil && s.running.Load() {
-		t.ctl.send(interleave.DebugCommand{Cmd: "pause", G: -1})
+		t.send(interleave.DebugCommand{Cmd: "pause", G: -1})
 	}
 }
 

@@ -73,21 +73,50 @@ type DebugCommand struct {
 	// it ends ("" : the module's .interleave/schedules).
 	Save string `json:"save,omitempty"`
 
+	// Points and RacyPoints are the scheduling-points mode ("all", "sync", "racy"; empty:
+	// all) and the racy positions, as the schedule file records them; Races is "report" (the
+	// default: the race detector runs, races are findings), "fail" (the first race is a bug)
+	// or "off".
+	Points     string   `json:"points,omitempty"`
+	RacyPoints []string `json:"racyPoints,omitempty"`
+	Races      string   `json:"races,omitempty"`
+
 	// step: the goroutine to run; -1 for the next step of the schedule.
 	G int `json:"g"`
+}
+
+// config is the engine configuration of an exploration or an execution of the session.
+func (c *DebugCommand) config(name string) (engine.Config, error) {
+	cfg := engine.Config{Name: name}
+	if c.Points != "" {
+		p, err := engine.ParsePoints(c.Points)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Points, cfg.RacyPoints = p, c.RacyPoints
+	}
+	switch c.Races {
+	case "", "report":
+		cfg.Races = true
+	case "fail":
+		cfg.Races, cfg.RacesFail = true, true
+	case "off":
+	default:
+		return cfg, fmt.Errorf("races %q: want report, fail or off", c.Races)
+	}
+	return cfg, nil
 }
 
 // DebugReply is a message of the control protocol, from the test process to the adapter.
 type DebugReply struct {
 	// Kind is "hello", "progress", "explored", "paused", "ended" or "error".
-	Kind     string          `json:"kind"`
-	Test     *schedule.Test  `json:"test,omitempty"`
-	Progress *DebugProgress  `json:"progress,omitempty"`
-	Explored *DebugExplored  `json:"explored,omitempty"`
-	State    *DebugState     `json:"state,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Pid      int             `json:"pid,omitempty"`
-	Steps    []schedule.Step `json:"steps,omitempty"`
+	Kind     string         `json:"kind"`
+	Test     *schedule.Test `json:"test,omitempty"`
+	Progress *DebugProgress `json:"progress,omitempty"`
+	Explored *DebugExplored `json:"explored,omitempty"`
+	State    *DebugState    `json:"state,omitempty"`
+	Error    string         `json:"error,omitempty"`
+	Pid      int            `json:"pid,omitempty"`
 }
 
 // DebugProgress is the progress of an exploration.
@@ -97,18 +126,18 @@ type DebugProgress struct {
 	Elapsed       float64 `json:"elapsed"` // seconds
 }
 
-// DebugExplored is the outcome of an exploration. Steps (in the reply) are the schedule of
-// the first bug.
+// DebugExplored is the outcome of an exploration.
 type DebugExplored struct {
 	DebugProgress
 	Stopped   string    `json:"stopped"`
 	Exhausted string    `json:"exhausted,omitempty"`
 	Error     string    `json:"error,omitempty"`
 	Bug       *DebugBug `json:"bug,omitempty"`
-	// Schedule is the path of the saved schedule file of the bug.
-	Schedule string            `json:"schedule,omitempty"`
-	Strategy string            `json:"strategy,omitempty"`
-	Params   map[string]string `json:"params,omitempty"`
+	// File is the schedule of the first bug, saved at File.Path.
+	File     *schedule.File `json:"file,omitempty"`
+	Strategy string         `json:"strategy,omitempty"`
+	// Races are the data races found, described.
+	Races []string `json:"races,omitempty"`
 }
 
 // DebugBug is a bug found by an execution.
@@ -148,6 +177,8 @@ type DebugState struct {
 	Saved string `json:"saved,omitempty"`
 	// Err is the error that ended the execution (a replay divergence, a limitation).
 	Err string `json:"err,omitempty"`
+	// Races are the data races the execution showed (at its end), described.
+	Races []string `json:"races,omitempty"`
 }
 
 // DebugGoroutine describes one goroutine of a paused execution.
@@ -163,6 +194,9 @@ type DebugGoroutine struct {
 	Frames []engine.Frame `json:"frames,omitempty"`
 	Holds  []string       `json:"holds,omitempty"`
 	Waits  []DebugChan    `json:"waits,omitempty"`
+	// Clock is the goroutine's vector clock (element i: how much of Gi happens before its
+	// next step), when the race detector runs.
+	Clock []uint32 `json:"clock,omitempty"`
 }
 
 // DebugChan is a channel a goroutine waits on.
@@ -314,7 +348,12 @@ func (s *debugSession) explore(c DebugCommand) {
 	start := time.Now()
 	last := start
 	var file *schedule.File
-	cfg := engine.Config{Strategy: strat, Name: s.t.Name(), Schedules: c.Schedules, Time: c.Time, Context: ctx}
+	cfg, err := c.config(s.t.Name())
+	if err != nil {
+		s.errorf("explore: %v", err)
+		return
+	}
+	cfg.Strategy, cfg.Schedules, cfg.Time, cfg.Context = strat, c.Schedules, c.Time, ctx
 	cfg.OnExecution = func(n int, r *engine.Result) {
 		seen[r.Fingerprint] = true
 		if r.Bug != nil && file == nil {
@@ -328,7 +367,10 @@ func (s *debugSession) explore(c DebugCommand) {
 	rep := engine.Explore(s.body, cfg)
 	x := &DebugExplored{
 		DebugProgress: DebugProgress{Schedules: rep.Schedules, Interleavings: rep.Interleavings, Elapsed: rep.Elapsed.Seconds()},
-		Stopped:       rep.Stopped, Exhausted: rep.Exhausted, Strategy: name, Params: c.Params,
+		Stopped:       rep.Stopped, Exhausted: rep.Exhausted, Strategy: name,
+	}
+	for _, r := range rep.Races {
+		x.Races = append(x.Races, r.String())
 	}
 	if rep.Err != nil {
 		x.Error = rep.Err.Error()
@@ -343,11 +385,8 @@ func (s *debugSession) explore(c DebugCommand) {
 		if err != nil {
 			x.Error = err.Error()
 		}
-		x.Schedule = path
-		if file.Strategy.Params != nil {
-			x.Params = file.Strategy.Params
-		}
-		r.Steps = file.Steps
+		file.Path = path
+		x.File = file
 	}
 	s.reply(r)
 }
@@ -373,9 +412,13 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 		d.mode, d.from = "continue", -1
 	}
 	s.strat = d
-	cfg := engine.Config{Name: s.t.Name(), MaxSteps: max(engine.DefaultMaxSteps, 2*len(c.Steps)),
-		// A paused execution makes no progress for as long as the developer looks at it.
-		Watchdog: 365 * 24 * time.Hour}
+	cfg, err := c.config(s.t.Name())
+	if err != nil {
+		return &DebugState{Ended: true, Reason: "end", Next: -1, Err: err.Error()}, nil, false
+	}
+	cfg.MaxSteps = max(engine.DefaultMaxSteps, 2*len(c.Steps))
+	// A paused execution makes no progress for as long as the developer looks at it.
+	cfg.Watchdog = 365 * 24 * time.Hour
 	r := engine.Run(s.body, d, cfg)
 	switch {
 	case d.quit:
@@ -394,6 +437,9 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 		st.Err = r.Limitation.Message
 	}
 	st.Bug = debugBug(r.Bug)
+	for _, x := range r.Races {
+		st.Races = append(st.Races, x.String())
+	}
 	if r.Bug != nil {
 		for _, g := range r.Bug.Goroutines {
 			st.Goroutines = append(st.Goroutines, DebugGoroutine{
@@ -409,6 +455,7 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 	if !d.following && r.Err == nil && r.Limitation == nil {
 		// The execution left the schedule it was given (manual scheduling): keep it.
 		f := engine.NewScheduleFile(r, s.info, d, 1)
+		f.Points, f.RacyPoints = c.Points, c.RacyPoints
 		if path, err := saveSchedule(c.Save, f); err == nil {
 			st.Saved = path
 		} else {
@@ -628,6 +675,7 @@ func (d *debugStrategy) state(dec *engine.Decision, n int, reason string, next e
 			}
 			g.Waits = append(g.Waits, c)
 		}
+		g.Clock = dec.Clock(engine.GID(i))
 		st.Goroutines = append(st.Goroutines, g)
 	}
 	return st

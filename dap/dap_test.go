@@ -15,6 +15,7 @@ import (
 
 	"github.com/interleave-dev/interleave/dap"
 	"github.com/interleave-dev/interleave/dap/daptest"
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // example copies testdata/examples/<name> into a temporary directory, so that the schedules a
@@ -238,6 +239,9 @@ func TestExploreSession(t *testing.T) {
 	if p := find(sc["Scheduler"], "pending"); p == nil || p.Value != "lock at bank.go:46:2" {
 		t.Errorf("pending: %+v", p)
 	}
+	if vc := find(sc["Scheduler"], "vector clock"); vc == nil || !strings.HasPrefix(vc.Value, "[") {
+		t.Errorf("vector clock: %+v", vc)
+	}
 	ev := c.call("evaluate", map[string]any{"expression": "from.balance + amount", "frameId": ofs[0].Id, "context": "watch"}).(*godap.EvaluateResponse)
 	if want := map[int]string{2: "130", 3: "150"}[other]; ev.Body.Result != want {
 		t.Errorf("evaluate from.balance + amount = %s, want %s", ev.Body.Result, want)
@@ -290,6 +294,21 @@ func TestExploreSession(t *testing.T) {
 	}
 	if fs := c.stack(st.Body.ThreadId); fs[0].Line != 46 || fs[0].Source.Path != bank {
 		t.Errorf("stopped at %s:%d, want bank.go:46", fs[0].Source.Path, fs[0].Line)
+	}
+
+	// To the end, without breakpoints: the execution that left the schedule is saved.
+	c.Events("output")
+	c.call("setBreakpoints", map[string]any{"source": map[string]any{"path": bank}, "lines": []int{}})
+	c.call("continue", map[string]any{"threadId": st.Body.ThreadId})
+	st = c.stopped()
+	var saved string
+	for _, e := range c.Events("output") {
+		if out := e.(*godap.OutputEvent).Body.Output; strings.HasPrefix(out, "the new schedule is saved in ") {
+			saved = strings.TrimSpace(strings.TrimPrefix(out, "the new schedule is saved in "))
+		}
+	}
+	if f, err := schedule.Load(saved); err != nil || f.Test.Name != "TestOppositeTransfers" || len(f.Steps) == 0 {
+		t.Errorf("the new schedule %q: %v", saved, err)
 	}
 
 	c.call("disconnect", map[string]any{"terminateDebuggee": true})

@@ -48,6 +48,12 @@ type launchArgs struct {
 	BuildFlags []string `json:"buildFlags"`
 	// Cwd resolves relative paths (default: the adapter's working directory).
 	Cwd string `json:"cwd"`
+	// Points is the scheduling-points mode of an exploration: "all" (the default: every
+	// shared-memory access is a step) or "sync" (synchronization only).
+	Points string `json:"points"`
+	// Races is "report" (the default: races are findings), "fail" (the first race is a bug)
+	// or "off".
+	Races string `json:"races"`
 
 	params map[string]string
 	time   time.Duration
@@ -74,7 +80,7 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		return nil, fmt.Errorf("launch arguments: %w", err)
 	}
 	known := map[string]bool{}
-	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd"} {
+	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "points", "races"} {
 		known[f] = true
 	}
 	for k, v := range all {
@@ -129,6 +135,16 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		}
 		if _, err := strategy.New(a.Strategy, a.params, a.Seed); err != nil {
 			return nil, fmt.Errorf("launch: %w", err)
+		}
+		switch a.Points {
+		case "", "all", "sync":
+		default:
+			return nil, fmt.Errorf("launch: points %q: want \"all\" or \"sync\"", a.Points)
+		}
+		switch a.Races {
+		case "", "report", "fail", "off":
+		default:
+			return nil, fmt.Errorf("launch: races %q: want \"report\", \"fail\" or \"off\"", a.Races)
 		}
 	case "replay":
 		if a.ScheduleFile == "" {
@@ -421,7 +437,8 @@ func (s *Session) explore(t *target) {
 	}
 	t.ctl.pmu.Unlock()
 	s.dbg.progressID = id
-	r, err := t.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time, G: -1})
+	r, err := t.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
+		Points: a.Points, Races: a.Races, G: -1})
 	s.dbg.progressID = ""
 	if err != nil {
 		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: "failed"}})
@@ -441,6 +458,9 @@ func (s *Session) explore(t *target) {
 	t.ctl.pmu.Unlock()
 	progress(&x.DebugProgress)
 	s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: summary}})
+	for _, r := range x.Races {
+		s.output("console", "data race: "+r+"\n")
+	}
 	if x.Error != "" && x.Bug == nil {
 		s.stopTarget("exploration stopped: " + x.Error)
 		return
@@ -456,28 +476,43 @@ func (s *Session) explore(t *target) {
 		s.stopTarget(msg)
 		return
 	}
-	s.output("console", fmt.Sprintf("%s found after %s\n%s\nschedule: %s\n", x.Bug.Kind, summary, x.Bug.Message, x.Schedule))
-	f := &schedule.File{Test: t.test, Strategy: schedule.Strategy{Name: x.Strategy, Params: x.Params}, Steps: r.Steps,
-		Bug: &schedule.Bug{Kind: x.Bug.Kind, Message: x.Bug.Message, Pos: x.Bug.Pos, Step: x.Bug.Step, G: int32(x.Bug.G)}, Path: x.Schedule}
-	f.Result.Steps = f.RunSteps()
+	f := x.File
+	if f == nil || f.Bug == nil {
+		s.stopTarget("exploration found a bug but returned no schedule: " + x.Error)
+		return
+	}
+	s.output("console", fmt.Sprintf("%s found after %s\n%s\nschedule: %s\n", x.Bug.Kind, summary, x.Bug.Message, f.Path))
 	t.file = f
 	s.dbg.origin = f
-	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: f.Steps, Stop: max(f.Bug.Step-1, 0), ExceptionAt: f.Bug.Step - 1}, "exception")
+	c := t.runCommand(f)
+	c.Stop = max(f.Bug.Step-1, 0)
+	s.run(t, c, "exception")
 }
 
 // startReplay starts replaying f, paused at its first scheduling point or running to the
 // first breakpoint or its bug.
 func (s *Session) startReplay(t *target, f *schedule.File) {
 	s.dbg.origin = f
-	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, Stop: -1, ExceptionAt: -1, G: -1, Breakpoints: s.breakpointList(t)}
-	if f.Bug != nil {
-		c.ExceptionAt = f.Bug.Step - 1
-	}
+	c := t.runCommand(f)
+	c.Stop = -1
 	reason := ""
 	if t.args.StopOnEntry {
 		c.Stop, reason = 0, "entry"
 	}
 	s.run(t, c, reason)
+}
+
+// runCommand is the command that runs the schedule f from its start, as f was recorded (the
+// same scheduling points, the race detector failing at the first race when f's bug is one).
+func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
+	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report"}
+	if f.Bug != nil {
+		c.ExceptionAt = f.Bug.Step - 1
+		if f.Bug.Kind == "race" {
+			c.Races = "fail"
+		}
+	}
+	return c
 }
 
 // onCancelRequest cancels the exploration in progress; what it found is kept.

@@ -89,6 +89,9 @@ func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, r
 	if st.Err != "" {
 		s.output("stderr", "interleave: "+st.Err+"\n")
 	}
+	for _, r := range st.Races {
+		s.output("console", "data race: "+r+"\n")
+	}
 	if st.Saved != "" {
 		s.output("console", "the new schedule is saved in "+st.Saved+"\n")
 	}
@@ -258,12 +261,13 @@ func (s *Session) onReverseContinueRequest(req *dap.ReverseContinueRequest) {
 // rerun replaces the execution by one that follows the same decisions and pauses after n
 // steps.
 func (s *Session) rerun(t *target, st *interleave.DebugState, n int, reason string) {
-	steps, exc := s.dbg.plan, s.dbg.exceptionAt
+	c := t.runCommand(s.dbg.origin)
+	c.Steps, c.ExceptionAt, c.Stop = s.dbg.plan, s.dbg.exceptionAt, n
 	if !st.Following {
 		// The execution left its plan (manual scheduling): what it did is the new plan.
-		steps, exc = append([]schedule.Step(nil), s.dbg.trace...), -1
+		c.Steps, c.ExceptionAt = append([]schedule.Step(nil), s.dbg.trace...), -1
 	}
-	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: steps, Stop: n, ExceptionAt: exc, G: -1}, reason)
+	s.run(t, c, reason)
 }
 
 // onRestartRequest restarts the replay of the session's schedule, paused at its first step.
@@ -274,12 +278,9 @@ func (s *Session) onRestartRequest(req *dap.RestartRequest) {
 		return
 	}
 	s.send(&dap.RestartResponse{Response: s.response(&req.Request)})
-	o := s.dbg.origin
-	exc := -1
-	if o.Bug != nil {
-		exc = o.Bug.Step - 1
-	}
-	s.run(t, interleave.DebugCommand{Cmd: "run", Steps: o.Steps, Stop: 0, ExceptionAt: exc, G: -1}, "entry")
+	c := t.runCommand(s.dbg.origin)
+	c.Stop = 0
+	s.run(t, c, "entry")
 }
 
 // onPauseRequest stops a running execution at its next scheduling point.

@@ -194,6 +194,9 @@ func (s *Session) schedulerScope(g *interleave.DebugGoroutine) []value {
 		}
 		return vs, nil
 	}})
+	if len(g.Clock) > 0 {
+		out = append(out, value{Name: "vector clock", Value: fmt.Sprint(g.Clock)})
+	}
 	return out
 }
 

@@ -624,3 +624,48 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreWithoutBug explores a correct test: within its budget, and until it is
+// canceled. Either way the session ends with a summary and a terminated event.
+func TestExploreWithoutBug(t *testing.T) {
+	dir := copyModule(t, filepath.Join("testdata", "pass"))
+	for _, tt := range []struct {
+		name   string
+		args   map[string]any
+		cancel bool
+		says   string
+	}{
+		{"budget", map[string]any{"schedules": 200}, false, "no bug in 200 schedules"},
+		{"canceled", map[string]any{"schedules": 0, "time": "5m"}, true, "exploration canceled: no bug in"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := driver{t, session(t, dap.Config{NoDelve: true})}
+			c.Timeout = 5 * time.Minute
+			args := map[string]any{"type": "interleave", "request": "launch", "mode": "explore", "program": dir, "test": "TestCounter", "strategy": "random"}
+			for k, v := range tt.args {
+				args[k] = v
+			}
+			if err := c.Start(args, nil); err != nil {
+				t.Fatal(err)
+			}
+			id := c.event("progressStart").(*godap.ProgressStartEvent).Body.ProgressId
+			if tt.cancel {
+				c.event("progressUpdate") // the exploration runs
+				c.call("cancel", map[string]any{"progressId": id})
+			}
+			c.event("progressEnd")
+			c.event("terminated")
+			var said string
+			for _, e := range c.Events("output") {
+				said += e.(*godap.OutputEvent).Body.Output
+			}
+			if !strings.Contains(said, tt.says) {
+				t.Errorf("output %q, want %q", said, tt.says)
+			}
+			if e := c.Events("stopped"); len(e) > 0 {
+				t.Errorf("stopped without a bug: %+v", e)
+			}
+			c.call("disconnect", nil)
+		})
+	}
+}

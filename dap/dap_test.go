@@ -669,3 +669,41 @@ func TestExploreWithoutBug(t *testing.T) {
 		})
 	}
 }
+
+// TestLockorderWalkthrough follows the README's walk-through: at the deadlock's last step,
+// stepping runs into the deadlock; scheduling the other goroutine by hand instead lets both
+// transfers finish, and the new schedule is saved.
+func TestLockorderWalkthrough(t *testing.T) {
+	dir := example(t, "lockorder")
+	c := driver{t, session(t, dap.Config{NoDelve: true})}
+	c.Timeout = 5 * time.Minute
+	if err := c.Start(launchExplore(dir), nil); err != nil {
+		t.Fatal(err)
+	}
+	st := c.stopped()
+	if st.Body.Reason != "exception" || st.Body.ThreadId != 3 {
+		t.Fatalf("stopped %+v: want the deadlock, G2 next", st.Body)
+	}
+	c.call("next", map[string]any{"threadId": 3})
+	if end := c.stopped(); end.Body.Reason != "exception" || !strings.Contains(end.Body.Text, "all goroutines are blocked") {
+		t.Fatalf("next: stopped %+v, want the deadlock", end.Body)
+	}
+	c.call("stepBack", map[string]any{"threadId": 3})
+	c.stopped()
+	c.call("next", map[string]any{"threadId": 2}) // G1 instead of G2
+	c.stopped()
+	c.Events("output")
+	c.call("continue", map[string]any{"threadId": 2})
+	end := c.stopped()
+	if end.Body.Reason != "end" {
+		t.Fatalf("continue: stopped %+v, want the end of a passing execution", end.Body)
+	}
+	saved := false
+	for _, e := range c.Events("output") {
+		saved = saved || strings.HasPrefix(e.(*godap.OutputEvent).Body.Output, "the new schedule is saved in ")
+	}
+	if !saved {
+		t.Error("the passing schedule was not saved")
+	}
+	c.call("disconnect", nil)
+}

@@ -125,6 +125,7 @@ func runInstrumented(ctx context.Context, t *testing.T, pkg *Package, schedules 
 	cmd.Env = append(os.Environ(),
 		"INTERLEAVE_STRATEGY=dfs", // its first schedule is the non-preemptive round robin
 		"INTERLEAVE_SCHEDULES=1",
+		"INTERLEAVE_POINTS=all", // no race-detection phase: the transcript is of one execution
 		"INTERLEAVE_SEED=1",
 		"INTERLEAVE_MINIMIZE=0",
 		"INTERLEAVE_SCHEDULE_DIR="+schedules,

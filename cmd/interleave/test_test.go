@@ -112,11 +112,11 @@ func TestExamplesEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("saved schedule: %v", err)
 			}
-			if f.Bug == nil || f.Bug.Kind != ex.kind {
-				t.Fatalf("saved schedule's bug %+v, want %s", f.Bug, ex.kind)
+			if f.Bug == nil || f.Bug.Kind != final.Bug.Kind {
+				t.Fatalf("saved schedule's bug %+v, want %s", f.Bug, final.Bug.Kind)
 			}
 			code, out, errOut = interleaveIn(t, dir, nil, "replay", final.Bug.Schedule)
-			if code != 1 || !strings.Contains(out, ex.kind+" found by replay") {
+			if code != 1 || !strings.Contains(out, final.Bug.Kind+" found by replay") {
 				t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			if after := gitStatus(t, dir); after != before {

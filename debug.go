@@ -116,7 +116,6 @@ type DebugReply struct {
 	Explored *DebugExplored `json:"explored,omitempty"`
 	State    *DebugState    `json:"state,omitempty"`
 	Error    string         `json:"error,omitempty"`
-	Pid      int            `json:"pid,omitempty"`
 }
 
 // DebugProgress is the progress of an exploration.
@@ -147,7 +146,8 @@ type DebugBug struct {
 	Pos     string `json:"pos"`
 	Step    int    `json:"step"`
 	G       int    `json:"g"`
-	Logs    []string
+	// Logs are the test's log lines of the execution (t.Log, t.Error, ...).
+	Logs []string `json:"logs,omitempty"`
 }
 
 // DebugState is the state of a paused (or ended) execution.
@@ -225,7 +225,7 @@ func debugTest(t *testing.T, body func(*T), addr string) {
 		cmds: make(chan DebugCommand, 16),
 	}
 	go s.read(conn)
-	s.reply(&DebugReply{Kind: "hello", Test: &s.info, Pid: os.Getpid()})
+	s.reply(&DebugReply{Kind: "hello", Test: &s.info})
 	s.serve()
 }
 

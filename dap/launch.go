@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,7 +315,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	s.output("console", fmt.Sprintf("instrumenting and building %s ...\n", pkgDir))
-	ctx := context.Background()
+	ctx := s.ctx
 	flags := append(append([]string(nil), a.BuildFlags...), "-gcflags=all=-N -l")
 	res, err := instrument.Build(ctx, instrument.Config{Dir: t.moduleDir, Patterns: []string{"./" + filepath.ToSlash(rel)}, BuildFlags: flags,
 		Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})

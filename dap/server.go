@@ -17,6 +17,7 @@ package dap
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +53,9 @@ type Session struct {
 	// handled at once by the reader, since the worker may be busy exploring or running.
 	reqs chan dap.Message
 	done chan struct{} // closed when the session is over
+	// ctx is canceled when the session is over (it stops a build in progress).
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// mu guards the debuggee, which the reader touches for cancel, pause and disconnect.
 	mu     sync.Mutex
@@ -71,9 +75,10 @@ func NewSession(r io.Reader, w io.Writer, cfg Config) *Session {
 	if lw == nil {
 		lw = io.Discard
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Session{
 		cfg: cfg, r: bufio.NewReader(r), w: w, log: log.New(lw, "interleave dap: ", log.Ltime|log.Lmicroseconds),
-		reqs: make(chan dap.Message, 64), done: make(chan struct{}),
+		reqs: make(chan dap.Message, 64), done: make(chan struct{}), ctx: ctx, cancel: cancel,
 	}
 }
 
@@ -266,6 +271,7 @@ func (s *Session) shutdown() {
 		t.close()
 	}
 	if first {
+		s.cancel()
 		close(s.done)
 	}
 }

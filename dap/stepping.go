@@ -89,6 +89,11 @@ func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, r
 	if st.Err != "" {
 		s.output("stderr", "interleave: "+st.Err+"\n")
 	}
+	if st.Ended && st.Bug != nil {
+		for _, l := range st.Bug.Logs {
+			s.output("stdout", l+"\n")
+		}
+	}
 	for _, r := range st.Races {
 		s.output("console", "data race: "+r+"\n")
 	}

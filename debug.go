@@ -703,8 +703,13 @@ func goroutineStacks() map[uintptr]goroutineStack {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+	return parseStacks(string(buf))
+}
+
+// parseStacks parses a traceback of every goroutine (runtime.Stack(buf, true)).
+func parseStacks(text string) map[uintptr]goroutineStack {
 	out := make(map[uintptr]goroutineStack)
-	for _, block := range strings.Split(string(buf), "\n\n") {
+	for _, block := range strings.Split(text, "\n\n") {
 		lines := strings.Split(strings.TrimSpace(block), "\n")
 		if len(lines) == 0 || !strings.HasPrefix(lines[0], "goroutine ") {
 			continue
@@ -716,34 +721,39 @@ func goroutineStacks() map[uintptr]goroutineStack {
 		}
 		var handle uintptr
 		var frames []engine.Frame
-		for i := 1; i+1 < len(lines); i += 2 {
-			fn := lines[i]
-			if strings.HasPrefix(fn, "created by ") {
-				break
-			}
-			args := ""
-			if j := strings.LastIndexByte(fn, '('); j > 0 {
-				fn, args = fn[:j], fn[j+1:]
-			}
-			loc := strings.TrimSpace(lines[i+1])
-			if j := strings.LastIndex(loc, " +0x"); j > 0 {
-				loc = loc[:j]
-			}
-			file, line := loc, 0
-			if j := strings.LastIndexByte(loc, ':'); j > 0 {
-				file = loc[:j]
-				line, _ = strconv.Atoi(loc[j+1:])
-			}
-			if handle == 0 && strings.HasPrefix(fn, engineFrame) {
-				if a := strings.Split(strings.TrimSuffix(args, ")"), ", "); len(a) >= 2 {
-					v, err := strconv.ParseUint(strings.TrimSuffix(a[1], "?"), 0, 64)
-					if err == nil {
-						handle = uintptr(v)
-					}
+		fn, args := "", ""
+		for _, l := range lines[1:] {
+			switch {
+			case strings.HasPrefix(l, "created by "):
+				fn = ""
+			case strings.HasPrefix(l, "\t"):
+				// The location of the function on the line before.
+				if fn == "" {
+					continue
 				}
-			}
-			if !hiddenDebugFrame(fn) {
-				frames = append(frames, engine.Frame{Func: strings.Replace(fn, ".__ilTest", ".Test", 1), File: file, Line: line})
+				loc := strings.TrimSpace(l)
+				if j := strings.LastIndex(loc, " +0x"); j > 0 {
+					loc = loc[:j]
+				}
+				file, line := loc, 0
+				if j := strings.LastIndexByte(loc, ':'); j > 0 {
+					file = loc[:j]
+					line, _ = strconv.Atoi(loc[j+1:])
+				}
+				if handle == 0 && strings.HasPrefix(fn, engineFrame) {
+					handle = handleArg(args)
+				}
+				if !hiddenDebugFrame(fn) {
+					frames = append(frames, engine.Frame{Func: strings.Replace(fn, ".__ilTest", ".Test", 1), File: file, Line: line})
+				}
+				fn = ""
+			case strings.HasPrefix(l, "..."):
+				fn = "" // "...additional frames elided..."
+			default:
+				fn, args = l, ""
+				if j := strings.LastIndexByte(l, '('); j > 0 {
+					fn, args = l[:j], l[j+1:]
+				}
 			}
 		}
 		if handle != 0 {
@@ -751,6 +761,20 @@ func goroutineStacks() map[uintptr]goroutineStack {
 		}
 	}
 	return out
+}
+
+// handleArg returns the second argument of a traceback's argument list ("0xc0001, 0xc0002)"),
+// the engine's record of the goroutine, or 0.
+func handleArg(args string) uintptr {
+	a := strings.Split(strings.TrimSuffix(args, ")"), ", ")
+	if len(a) < 2 {
+		return 0
+	}
+	v, err := strconv.ParseUint(strings.TrimSuffix(a[1], "?"), 0, 64)
+	if err != nil {
+		return 0
+	}
+	return uintptr(v)
 }
 
 // hiddenDebugFrame reports whether a frame belongs to the machinery (the engine, this

@@ -91,7 +91,7 @@ func (s *Session) breakpointList(t *target) []string {
 }
 
 func (s *Session) onSetExceptionBreakpointsRequest(req *dap.SetExceptionBreakpointsRequest) {
-	s.dbg.filters = make(map[string]bool)
+	filters := make(map[string]bool)
 	known := make(map[string]bool)
 	for _, k := range bugKinds {
 		known[k.kind] = true
@@ -101,8 +101,9 @@ func (s *Session) onSetExceptionBreakpointsRequest(req *dap.SetExceptionBreakpoi
 			s.sendError(&req.Request, fmt.Errorf("unknown exception filter %q", f))
 			return
 		}
-		s.dbg.filters[f] = true
+		filters[f] = true
 	}
+	s.dbg.filters = filters
 	s.send(&dap.SetExceptionBreakpointsResponse{Response: s.response(&req.Request)})
 }
 

@@ -551,7 +551,9 @@ func TestProtocolErrors(t *testing.T) {
 }
 
 // TestKilledProcess kills the test process in the middle of a session: the client gets a
-// terminated event that says why, and the schedule found so far stays in .interleave.
+// terminated event that says why, and the schedule found so far stays in .interleave. (The
+// session also turns off the deadlock exception filter: the stop at the bug is then a plain
+// step.)
 func TestKilledProcess(t *testing.T) {
 	dir := example(t, "lockorder")
 	c := driver{t, session(t, dap.Config{})}
@@ -560,8 +562,15 @@ func TestKilledProcess(t *testing.T) {
 	c.call("launch", launchExplore(dir))
 	pid := c.event("process").(*godap.ProcessEvent).Body.SystemProcessId
 	c.event("initialized")
+	c.call("setExceptionBreakpoints", map[string]any{"filters": []string{"panic", "leak"}})
+	if _, err := c.Call("setExceptionBreakpoints", map[string]any{"filters": []string{"typo"}}); err == nil {
+		t.Error("an unknown exception filter is accepted")
+	}
 	c.call("configurationDone", nil)
 	st := c.stopped()
+	if st.Body.Reason != "step" {
+		t.Errorf("stopped %+v with the deadlock filter off, want a step", st.Body)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,20 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Cumulative returns the points of one technique's line of Figure 4 (seed 004, §6.1): "If a
@@ -61,7 +67,7 @@ var lineDashes = [][]vg.Length{
 // it found within the limit, as the study labels them; for the study's techniques the label
 // adds what the study found on the same benchmarks within the same limit (paper may be nil).
 // Lines stop at the limit.
-func Figure4(r *Run, paper *Paper) (*plot.Plot, error) {
+func Figure4(r *Run, paper *Paper) (*figure, error) {
 	p := plot.New()
 	var ids []int
 	for _, b := range r.Benchmarks {
@@ -87,11 +93,10 @@ func Figure4(r *Run, paper *Paper) (*plot.Plot, error) {
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(4)
-	p.Legend.YOffs = vg.Points(4)
-	p.Legend.ThumbnailWidth = vg.Points(28)
+	// The legend is drawn beside the plot, not over the lines.
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.ThumbnailWidth = vg.Points(28)
 	for i, t := range r.SelectedTechniques() {
 		pts := Cumulative(r, t.Key)
 		// Start at (1, 0) and run on to the limit, so that each line reads as a step function
@@ -120,21 +125,62 @@ func Figure4(r *Run, paper *Paper) (*plot.Plot, error) {
 			found, _ := paper.Found(t.Paper, r.Limit, ids)
 			label = fmt.Sprintf("%s (%d; paper %d)", t.Label, int(last.Y), found)
 		}
-		p.Legend.Add(label, l)
+		legend.Add(label, l)
 	}
-	return p, nil
+	return &figure{plot: p, legend: legend}, nil
+}
+
+// figure is the plot with its legend, drawn to its right.
+type figure struct {
+	plot   *plot.Plot
+	legend plot.Legend
+}
+
+// legendWidth is the room the legend takes on the right.
+const legendWidth = 2.6 * vg.Inch
+
+func (f *figure) draw(c draw.Canvas) {
+	f.plot.Draw(draw.Crop(c, 0, -legendWidth, 0, 0))
+	lc := draw.Crop(c, c.Max.X-c.Min.X-legendWidth+vg.Points(10), 0, 0, -vg.Points(30))
+	f.legend.Draw(lc)
 }
 
 // SaveFigure4 writes Figure 4 to each of files; the format follows the extension (.svg, .png).
 func SaveFigure4(r *Run, paper *Paper, files ...string) error {
-	p, err := Figure4(r, paper)
+	fig, err := Figure4(r, paper)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := p.Save(9*vg.Inch, 6*vg.Inch, f); err != nil {
-			return fmt.Errorf("figure 4: save %s: %w", f, err)
+	const w, h = 11 * vg.Inch, 6.5 * vg.Inch
+	for _, file := range files {
+		var canvas interface {
+			vg.CanvasSizer
+			io.WriterTo
+		}
+		switch ext := strings.ToLower(filepath.Ext(file)); ext {
+		case ".svg":
+			canvas = vgsvg.New(w, h)
+		case ".png":
+			canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
+		default:
+			return fmt.Errorf("figure 4: %s: unknown format %q (want .svg or .png)", file, ext)
+		}
+		fig.draw(draw.New(canvas))
+		if err := writeFile(file, canvas); err != nil {
+			return fmt.Errorf("figure 4: %w", err)
 		}
 	}
 	return nil
+}
+
+func writeFile(path string, w io.WriterTo) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
 }

@@ -356,10 +356,13 @@ type Run struct {
 	Native   int     `json:"native"` // runs asked for the native column; 0 skipped
 	// MaxSteps is the step bound of an execution (INTERLEAVE_MAX_STEPS); 0 is the harness
 	// default.
-	MaxSteps   int         `json:"max_steps,omitempty"`
-	Workers    int         `json:"workers"`
-	CPUs       int         `json:"cpus"`
-	GoVersion  string      `json:"go_version"`
+	MaxSteps  int    `json:"max_steps,omitempty"`
+	Workers   int    `json:"workers"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+	// Revision is the commit of the checkout the suite was in ("+dirty" when it had
+	// uncommitted changes); empty when unknown.
+	Revision   string      `json:"revision,omitempty"`
 	Interrupt  string      `json:"interrupted,omitempty"` // why the run stopped early
 	Benchmarks []Benchmark `json:"benchmarks"`
 	Techniques []string    `json:"techniques"` // keys

@@ -344,12 +344,27 @@ func newBencher(f *benchFlags, args []string, stderr io.Writer) (*bencher, error
 		Workers:    f.workers,
 		CPUs:       runtime.NumCPU(),
 		GoVersion:  runtime.Version(),
+		Revision:   gitRevision(suite),
 		Benchmarks: selected,
 	}
 	for _, t := range techniques {
 		b.result.Techniques = append(b.result.Techniques, t.Key)
 	}
 	return b, nil
+}
+
+// gitRevision is the commit of the checkout dir is in, with "+dirty" when a tracked file has
+// uncommitted changes; "" when dir is not in a git checkout.
+func gitRevision(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 // suitePackages lists the suite's test packages, slash-separated, relative to the suite.

@@ -1,7 +1,11 @@
 package interleave
 
 import (
+	"encoding/json"
+	"net"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -61,4 +65,107 @@ func TestLineOf(t *testing.T) {
 			t.Errorf("lineOf(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// fakeAdapter is the adapter's side of the control protocol, for testing the test process's
+// side without an adapter.
+type fakeAdapter struct {
+	t   *testing.T
+	enc *json.Encoder
+	dec *json.Decoder
+}
+
+func (a *fakeAdapter) send(c DebugCommand) {
+	if err := a.enc.Encode(c); err != nil {
+		a.t.Error(err)
+	}
+}
+
+func (a *fakeAdapter) reply(kind string) *DebugReply {
+	var r DebugReply
+	if err := a.dec.Decode(&r); err != nil {
+		a.t.Fatalf("read reply: %v", err)
+	}
+	if r.Kind != kind {
+		a.t.Fatalf("reply %q (%s), want %q", r.Kind, r.Error, kind)
+	}
+	return &r
+}
+
+// TestDebugSession drives debugTest through the control protocol: pause at a step, pause a
+// running execution, step, replace the execution, refuse a goroutine that cannot run, quit.
+func TestDebugSession(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	body := func(*T) {
+		var mu sync.Mutex
+		for i := 0; i < 2; i++ {
+			engine.Go(func() {
+				for j := 0; j < 3; j++ {
+					engine.Lock(&mu, "x.go:10:3")
+					engine.Unlock(&mu, "x.go:11:3")
+				}
+			}, "x.go:8:2")
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		// debugTest calls t.Fatalf only when it cannot connect, which the listener rules out.
+		defer close(done)
+		debugTest(t, body, ln.Addr().String())
+	}()
+	conn, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	a := &fakeAdapter{t: t, enc: json.NewEncoder(conn), dec: json.NewDecoder(conn)}
+	a.reply("hello")
+	a.send(DebugCommand{Cmd: "run", Stop: 3, ExceptionAt: -1, G: -1})
+	st := a.reply("paused").State
+	if st.Step != 3 || st.Reason != "step" || len(st.Trace) != 3 || len(st.Goroutines) != 3 {
+		t.Fatalf("run to step 3: %+v", st)
+	}
+	// A pause that arrives before continue stops at the next point.
+	a.send(DebugCommand{Cmd: "pause", G: -1})
+	a.send(DebugCommand{Cmd: "continue", G: -1})
+	if st = a.reply("paused").State; st.Step != 4 || st.Reason != "pause" {
+		t.Fatalf("pause: %+v", st)
+	}
+	// G0 has returned: it cannot be scheduled.
+	a.send(DebugCommand{Cmd: "step", G: 0})
+	if r := a.reply("error"); !strings.Contains(r.Error, "G0 is not enabled") {
+		t.Fatalf("step G0: %q", r.Error)
+	}
+	a.send(DebugCommand{Cmd: "step", G: -1})
+	if st = a.reply("paused").State; st.Step != 5 || st.TraceFrom != 4 || len(st.Trace) != 1 {
+		t.Fatalf("step: %+v", st)
+	}
+	// Breakpoints stop a continue at the next unlock.
+	a.send(DebugCommand{Cmd: "continue", G: -1, Breakpoints: []string{"x.go:11"}})
+	if st = a.reply("paused").State; st.Reason != "breakpoint" || goroutineOp(st, st.Next) != "unlock" {
+		t.Fatalf("breakpoint: %+v", st)
+	}
+	a.send(DebugCommand{Cmd: "run", Stop: 1, ExceptionAt: -1, G: -1})
+	if st = a.reply("paused").State; st.Step != 1 || st.TraceFrom != 0 {
+		t.Fatalf("a new run: %+v", st)
+	}
+	a.send(DebugCommand{Cmd: "continue", G: -1})
+	if st = a.reply("ended").State; !st.Ended || st.Bug != nil || st.Step < 13 {
+		t.Fatalf("to the end: %+v", st)
+	}
+	a.send(DebugCommand{Cmd: "quit", G: -1})
+	<-done
+}
+
+func goroutineOp(st *DebugState, g int) string {
+	for _, x := range st.Goroutines {
+		if x.ID == g {
+			return x.Op
+		}
+	}
+	return ""
 }

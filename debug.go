@@ -404,6 +404,8 @@ var errRestart = errors.New("debug session: execution replaced")
 // run runs one execution as c says. It returns the final state, or the command that
 // replaced the execution, or quit.
 func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugCommand, quit bool) {
+	// A pause that arrived after the previous execution's last step is stale.
+	s.pauseReq.Store(false)
 	d := &debugStrategy{s: s, plan: c.Steps, following: true, exceptionAt: c.ExceptionAt}
 	d.setBreakpoints(c.Breakpoints)
 	if c.Stop >= 0 {

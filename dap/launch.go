@@ -435,10 +435,10 @@ func (s *Session) explore(t *target) {
 			Message: fmt.Sprintf("%d schedules, %.0f schedules/s, %d distinct interleavings", p.Schedules, rate, p.Interleavings), Percentage: int(pct)}})
 	}
 	t.ctl.pmu.Unlock()
-	s.dbg.progressID = id
+	s.exploring.Store(true)
 	r, err := t.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
 		Points: a.Points, Races: a.Races, G: -1})
-	s.dbg.progressID = ""
+	s.exploring.Store(false)
 	if err != nil {
 		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: "failed"}})
 		s.stopTarget("exploration failed: " + err.Error())
@@ -517,7 +517,7 @@ func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
 // onCancelRequest cancels the exploration in progress; what it found is kept.
 func (s *Session) onCancelRequest(req *dap.CancelRequest) {
 	s.send(&dap.CancelResponse{Response: s.response(&req.Request)})
-	if t := s.currentTarget(); t != nil {
+	if t := s.currentTarget(); t != nil && s.exploring.Load() {
 		t.send(interleave.DebugCommand{Cmd: "cancel", G: -1})
 	}
 }

@@ -64,8 +64,9 @@ type Session struct {
 
 	// State of the paused execution; touched by the worker only.
 	dbg debugState
-	// running is set while the test process runs an execution (pause applies then).
-	running atomic.Bool
+	// running is set while the test process runs an execution (pause applies then),
+	// exploring while it explores (cancel applies then).
+	running, exploring atomic.Bool
 }
 
 // NewSession returns a session that reads requests from r and writes responses and events to
@@ -130,13 +131,25 @@ func (s *Session) readLoop() error {
 			return nil
 		case *dap.TerminateRequest:
 			s.onTerminateRequest(m)
-		default:
-			select {
-			case s.reqs <- msg:
-			case <-s.done:
-				return nil
+		case *dap.ThreadsRequest:
+			if s.running.Load() || s.exploring.Load() {
+				// The worker is busy running the test: VS Code asks for threads at any time
+				// and waits for the answer, so it gets one now.
+				s.send(&dap.ThreadsResponse{Response: s.response(&m.Request), Body: dap.ThreadsResponseBody{Threads: []dap.Thread{{Id: 1, Name: "G0 (running)"}}}})
+				continue
 			}
+			s.queue(msg)
+		default:
+			s.queue(msg)
 		}
+	}
+}
+
+// queue hands a request to the worker.
+func (s *Session) queue(msg dap.Message) {
+	select {
+	case s.reqs <- msg:
+	case <-s.done:
 	}
 }
 

@@ -37,8 +37,6 @@ type debugState struct {
 	breakpoints map[string][]int
 	filters     map[string]bool
 
-	progressID string
-
 	// Handles of the current stop.
 	frames []frameHandle
 	refs   []func() ([]value, error)

@@ -14,8 +14,8 @@ import (
 
 // BenchmarkStepLatency measures, on a schedule of about 3,200 steps (testdata/long), the
 // median latency of what a developer waits for: a next (request to stopped event), a step
-// back at step 1,000 (the execution is replaced by one that re-executes 999 steps), and a
-// full variables fetch at a new stop (threads, the top frame of every goroutine, its
+// back at step 1,000 (the execution is replaced by one that re-executes 999 steps) and at the
+// end of the schedule, and a full variables fetch at a new stop (threads, the top frame of every goroutine, its
 // Scheduler and Locals scopes: Delve halts the process and reads it). Run it with
 // -benchtime=1x: one iteration takes samples of each.
 func BenchmarkStepLatency(b *testing.B) {
@@ -39,7 +39,16 @@ func BenchmarkStepLatency(b *testing.B) {
 		f()
 		return float64(time.Since(start).Microseconds()) / 1000
 	}
-	var next, back, vars []float64
+	var next, back, backEnd, vars []float64
+	for n := 0; n < 10; n++ {
+		// At the end of the schedule, going back re-executes all of it.
+		backEnd = append(backEnd, timed(func() {
+			c.call("stepBack", map[string]any{"threadId": st.Body.ThreadId})
+			st = c.stopped()
+		}))
+		c.call("next", map[string]any{"threadId": st.Body.ThreadId})
+		st = c.stopped()
+	}
 	for i := 0; i < b.N; i++ {
 		c.call("restart", nil)
 		st = c.stopped()
@@ -76,7 +85,9 @@ func BenchmarkStepLatency(b *testing.B) {
 	}
 	b.ReportMetric(median(next), "ms/next")
 	b.ReportMetric(median(back), "ms/stepBack@1000")
+	b.ReportMetric(median(backEnd), "ms/stepBack@end")
 	b.ReportMetric(median(vars), "ms/variables")
+	b.ReportMetric(float64(total), "steps")
 }
 
 func median(xs []float64) float64 {

@@ -417,7 +417,11 @@ func (s *Session) explore(t *target) {
 	a := t.args
 	id := "explore-" + strconv.Itoa(int(time.Now().UnixNano()%1e9))
 	title := fmt.Sprintf("Exploring %s with %s", a.Test, a.Strategy)
-	s.sendEvent(&dap.ProgressStartEvent{Event: s.event("progressStart"), Body: dap.ProgressStartEventBody{ProgressId: id, Title: title, Cancellable: true, Message: "starting", Percentage: 0}})
+	if s.progress {
+		s.sendEvent(&dap.ProgressStartEvent{Event: s.event("progressStart"), Body: dap.ProgressStartEventBody{ProgressId: id, Title: title, Cancellable: true, Message: "starting", Percentage: 0}})
+	} else {
+		s.output("console", title+" ...\n")
+	}
 	var mu sync.Mutex
 	t.ctl.pmu.Lock()
 	t.ctl.progress = func(p *interleave.DebugProgress) {
@@ -431,8 +435,12 @@ func (s *Session) explore(t *target) {
 		if a.Schedules > 0 {
 			pct = 100 * float64(p.Schedules) / float64(a.Schedules)
 		}
-		s.sendEvent(&dap.ProgressUpdateEvent{Event: s.event("progressUpdate"), Body: dap.ProgressUpdateEventBody{ProgressId: id,
-			Message: fmt.Sprintf("%d schedules, %.0f schedules/s, %d distinct interleavings", p.Schedules, rate, p.Interleavings), Percentage: int(pct)}})
+		msg := fmt.Sprintf("%d schedules, %.0f schedules/s, %d distinct interleavings", p.Schedules, rate, p.Interleavings)
+		if !s.progress {
+			s.output("console", msg+"\n")
+			return
+		}
+		s.sendEvent(&dap.ProgressUpdateEvent{Event: s.event("progressUpdate"), Body: dap.ProgressUpdateEventBody{ProgressId: id, Message: msg, Percentage: int(pct)}})
 	}
 	t.ctl.pmu.Unlock()
 	s.exploring.Store(true)
@@ -440,7 +448,7 @@ func (s *Session) explore(t *target) {
 		Points: a.Points, Races: a.Races, G: -1})
 	s.exploring.Store(false)
 	if err != nil {
-		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: "failed"}})
+		s.progressEnd(id, "failed")
 		s.stopTarget("exploration failed: " + err.Error())
 		return
 	}
@@ -456,7 +464,7 @@ func (s *Session) explore(t *target) {
 	t.ctl.progress = nil
 	t.ctl.pmu.Unlock()
 	progress(&x.DebugProgress)
-	s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: summary}})
+	s.progressEnd(id, summary)
 	for _, r := range x.Races {
 		s.output("console", "data race: "+r+"\n")
 	}
@@ -486,6 +494,12 @@ func (s *Session) explore(t *target) {
 	c := t.runCommand(f)
 	c.Stop = max(f.Bug.Step-1, 0)
 	s.run(t, c, "exception")
+}
+
+func (s *Session) progressEnd(id, msg string) {
+	if s.progress {
+		s.sendEvent(&dap.ProgressEndEvent{Event: s.event("progressEnd"), Body: dap.ProgressEndEventBody{ProgressId: id, Message: msg}})
+	}
 }
 
 // startReplay starts replaying f, paused at its first scheduling point or running to the

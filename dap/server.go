@@ -62,6 +62,10 @@ type Session struct {
 	target *target
 	closed bool
 
+	// progress is set when the client shows progress events (else progress goes to the
+	// Debug Console).
+	progress bool
+
 	// State of the paused execution; touched by the worker only.
 	dbg debugState
 	// running is set while the test process runs an execution (pause applies then),
@@ -246,6 +250,7 @@ func (s *Session) dispatch(msg dap.Message) {
 
 // onInitializeRequest advertises what the adapter supports.
 func (s *Session) onInitializeRequest(req *dap.InitializeRequest) {
+	s.progress = req.Arguments.SupportsProgressReporting
 	s.send(&dap.InitializeResponse{Response: s.response(&req.Request), Body: dap.Capabilities{
 		SupportsConfigurationDoneRequest: true,
 		SupportsStepBack:                 true,

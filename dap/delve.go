@@ -213,8 +213,8 @@ func (p *delveProcess) paused(f func(t *proc.Target) error) error {
 // process stays halted meanwhile).
 var loadConfig = proc.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 256, MaxArrayValues: 64, MaxStructFields: -1}
 
-// scope finds the frame fr of goroutine goid: the frame with fr's function and line, counting
-// only the frames the adapter shows.
+// scope finds the frame fr of goroutine goid: the Nth frame from the top with fr's function
+// and line.
 func scope(t *proc.Target, goid int64, fr frameRef) (*proc.EvalScope, error) {
 	g, err := proc.FindGoroutine(t, goid)
 	if err != nil {
@@ -227,13 +227,17 @@ func scope(t *proc.Target, goid int64, fr frameRef) (*proc.EvalScope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stack of goroutine %d: %w", goid, err)
 	}
+	nth := 0
 	for i, f := range frames {
 		if f.Call.Fn == nil {
 			continue
 		}
 		name := strings.Replace(f.Call.Fn.Name, ".__ilTest", ".Test", 1)
 		if name == fr.Func && f.Call.Line == fr.Line {
-			return proc.ConvertEvalScope(t, goid, i, 0)
+			if nth == fr.Nth {
+				return proc.ConvertEvalScope(t, goid, i, 0)
+			}
+			nth++
 		}
 	}
 	return nil, fmt.Errorf("frame %s at line %d not found in goroutine %d", fr.Func, fr.Line, goid)
@@ -285,9 +289,6 @@ func (p *delveProcess) evaluate(goid int64, fr frameRef, expr string) (value, er
 	})
 	return out, err
 }
-
-// reset has nothing to forget: values are read whole, children included.
-func (p *delveProcess) reset() {}
 
 // convert turns a variable read by Delve into a value. Children that were read with it are
 // converted; a value whose children were not read gets them by evaluating its expression.

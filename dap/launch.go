@@ -176,7 +176,6 @@ type target struct {
 	novars    error // why vars is nil
 	work      string
 	moduleDir string
-	pkgDir    string
 	test      schedule.Test
 	file      *schedule.File // the schedule replayed (replay mode)
 	// points are the lines with scheduling points, by absolute file name.
@@ -338,7 +337,6 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	if pkg == nil {
 		return nil, fmt.Errorf("launch: %s has no tests", pkgDir)
 	}
-	t.pkgDir = pkg.Dir
 	if a.Test == "" || a.Mode == "explore" {
 		tests, err := listTests(pkg.Binary, pkg.Dir)
 		if err != nil {

@@ -29,22 +29,21 @@ type process interface {
 
 // variableReader reads a paused goroutine's variables.
 type variableReader interface {
-	// locals returns the variables of frame (0: the innermost user frame) of the goroutine
-	// with runtime id goid, whose user frames are known to be userFrames (function names).
+	// locals returns the arguments and local variables of a frame of the goroutine with
+	// runtime id goid.
 	locals(goid int64, frame frameRef) ([]value, error)
 	// evaluate evaluates expr in a frame.
 	evaluate(goid int64, frame frameRef, expr string) (value, error)
-	// reset forgets the variables of the previous stop.
-	reset()
 }
 
-// frameRef identifies a user frame: its function and its index among the frames of that
-// goroutine the adapter shows.
+// frameRef identifies a user frame by its function and line, and which of the frames with
+// both it is from the top (recursion): the adapter shows user frames only, and Delve finds
+// the frame among all of them.
 type frameRef struct {
-	Func  string
-	File  string
-	Line  int
-	Index int
+	Func string
+	File string
+	Line int
+	Nth  int
 }
 
 // execProcess is a test process started without a debugger.

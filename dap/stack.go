@@ -88,11 +88,17 @@ func (s *Session) onStackTraceRequest(req *dap.StackTraceRequest) {
 	}
 	pfile, pline, pcol := t.absPos(g.Pos)
 	for i, f := range g.Frames {
+		nth := 0
+		for _, e := range g.Frames[:i] {
+			if e.Func == f.Func && e.Line == f.Line {
+				nth++
+			}
+		}
 		col := 0
 		if i == 0 && f.File == pfile && f.Line == pline {
 			col = pcol
 		}
-		add(frameHandle{g: g, index: i, ref: frameRef{Func: f.Func, File: f.File, Line: f.Line, Index: i}}, shortFunc(f.Func), f.File, f.Line, col)
+		add(frameHandle{g: g, index: i, ref: frameRef{Func: f.Func, File: f.File, Line: f.Line, Nth: nth}}, shortFunc(f.Func), f.File, f.Line, col)
 	}
 	if len(frames) == 0 && g.Pos != "" {
 		add(frameHandle{g: g, index: -1}, g.Op, pfile, pline, pcol)

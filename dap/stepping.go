@@ -78,9 +78,6 @@ func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, r
 	}
 	s.dbg.state = st
 	s.dbg.frames, s.dbg.refs = nil, nil
-	if t.vars != nil {
-		t.vars.reset()
-	}
 	if st.Diverged != "" && st.Following == false && reason == "" && st.Reason != "step" {
 		s.output("console", "the execution left the schedule: "+st.Diverged+"\n")
 	}

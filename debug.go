@@ -80,6 +80,9 @@ type DebugCommand struct {
 	Points     string   `json:"points,omitempty"`
 	RacyPoints []string `json:"racyPoints,omitempty"`
 	Races      string   `json:"races,omitempty"`
+	// MaxSteps is the livelock bound (0: the engine's default, or for a run twice the
+	// steps it follows).
+	MaxSteps int `json:"maxSteps,omitempty"`
 
 	// step: the goroutine to run; -1 for the next step of the schedule.
 	G int `json:"g"`
@@ -87,7 +90,7 @@ type DebugCommand struct {
 
 // config is the engine configuration of an exploration or an execution of the session.
 func (c *DebugCommand) config(name string) (engine.Config, error) {
-	cfg := engine.Config{Name: name}
+	cfg := engine.Config{Name: name, MaxSteps: c.MaxSteps}
 	if c.Points != "" {
 		p, err := engine.ParsePoints(c.Points)
 		if err != nil {
@@ -418,7 +421,9 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 	if err != nil {
 		return &DebugState{Ended: true, Reason: "end", Next: -1, Err: err.Error()}, nil, false
 	}
-	cfg.MaxSteps = max(engine.DefaultMaxSteps, 2*len(c.Steps))
+	if cfg.MaxSteps == 0 {
+		cfg.MaxSteps = max(engine.DefaultMaxSteps, 2*len(c.Steps))
+	}
 	// A paused execution makes no progress for as long as the developer looks at it.
 	cfg.Watchdog = 365 * 24 * time.Hour
 	r := engine.Run(s.body, d, cfg)

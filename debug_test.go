@@ -157,6 +157,11 @@ func TestDebugSession(t *testing.T) {
 	if st = a.reply("ended").State; !st.Ended || st.Bug != nil || st.Step < 13 {
 		t.Fatalf("to the end: %+v", st)
 	}
+	// A step bound ends the execution with a livelock, as a livelock's schedule file records.
+	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, MaxSteps: 6})
+	if st = a.reply("ended").State; st.Bug == nil || st.Bug.Kind != "livelock" || st.Step != 6 {
+		t.Fatalf("a step bound of 6: %+v", st)
+	}
 	a.send(DebugCommand{Cmd: "quit", G: -1})
 	<-done
 }

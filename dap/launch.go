@@ -514,13 +514,18 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 }
 
 // runCommand is the command that runs the schedule f from its start, as f was recorded (the
-// same scheduling points, the race detector failing at the first race when f's bug is one).
+// same scheduling points; the race detector failing at the first race when f's bug is one;
+// the step bound of a livelock).
 func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
 	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report"}
 	if f.Bug != nil {
 		c.ExceptionAt = f.Bug.Step - 1
-		if f.Bug.Kind == "race" {
+		switch f.Bug.Kind {
+		case "race":
 			c.Races = "fail"
+		case "livelock":
+			// The bug is the step bound: the same bound reproduces it.
+			c.MaxSteps = max(f.Bug.Step, 1)
 		}
 	}
 	return c

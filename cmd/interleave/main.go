@@ -7,6 +7,9 @@
 //	interleave demo [flags] [program]   explore a bundled example and print the bug's schedule
 //	interleave replay [flags] FILE      replay a schedule file step by step
 //	interleave minimize [flags] FILE    shrink a schedule to the fewest preemptions that keep its bug
+//	interleave races [packages]         print the data races that the last runs found
+//	interleave bench [flags]            run SCTBench-Go under every strategy, beside the paper's numbers
+//	interleave dap [-listen addr]       serve the Debug Adapter Protocol (for VS Code)
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
 // tool could not run.

@@ -80,6 +80,10 @@ type DebugCommand struct {
 	Points     string   `json:"points,omitempty"`
 	RacyPoints []string `json:"racyPoints,omitempty"`
 	Races      string   `json:"races,omitempty"`
+	// Then is the strategy ("name" or "name:key=value,...", seeded with Seed) that picks the
+	// steps once an execution has left Steps; empty: no preemption (the goroutine that ran
+	// last goes on while it is enabled, else the first enabled one).
+	Then string `json:"then,omitempty"`
 	// MaxSteps is the livelock bound (0: the engine's default, or for a run twice the
 	// steps it follows).
 	MaxSteps int `json:"maxSteps,omitempty"`
@@ -410,6 +414,15 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 	// A pause that arrived after the previous execution's last step is stale.
 	s.pauseReq.Store(false)
 	d := &debugStrategy{s: s, plan: c.Steps, following: true, exceptionAt: c.ExceptionAt}
+	if c.Then != "" {
+		name, params, err := ParseStrategy(c.Then)
+		if err == nil {
+			d.then, err = strategy.New(name, params, max(c.Seed, 1))
+		}
+		if err != nil {
+			return &DebugState{Ended: true, Reason: "end", Next: -1, Err: fmt.Sprintf("then: %v", err)}, nil, false
+		}
+	}
 	d.setBreakpoints(c.Breakpoints)
 	if c.Stop >= 0 {
 		d.mode, d.stopAt = "step", c.Stop
@@ -474,10 +487,12 @@ func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugComman
 
 // debugStrategy is the strategy of a debugged execution: it follows its plan (the schedule
 // being replayed) and pauses for the adapter's commands; once it left the plan, the
-// execution goes on without preemption (the last goroutine while it is enabled, else the
-// first enabled one), unless the developer schedules by hand.
+// execution goes on under the then strategy, or without preemption (the last goroutine while
+// it is enabled, else the first enabled one), unless the developer schedules by hand.
 type debugStrategy struct {
 	s           *debugSession
+	then        engine.Strategy
+	thenBegun   bool
 	plan        []schedule.Step
 	next        int // index in plan of the next decision
 	following   bool
@@ -509,9 +524,18 @@ func (d *debugStrategy) Params() map[string]string {
 	return map[string]string{"followed": strconv.Itoa(d.next)}
 }
 
-func (d *debugStrategy) Begin() bool { return true }
+func (d *debugStrategy) Begin() bool {
+	if d.then != nil {
+		d.thenBegun = d.then.Begin()
+	}
+	return true
+}
 
-func (d *debugStrategy) End(*engine.Result) {}
+func (d *debugStrategy) End(r *engine.Result) {
+	if d.thenBegun {
+		d.then.End(r)
+	}
+}
 
 // Err is why the strategy stopped an execution.
 func (d *debugStrategy) Err() error { return errRestart }
@@ -546,8 +570,14 @@ func (d *debugStrategy) planned(dec *engine.Decision) engine.GID {
 	return g
 }
 
-// fallback is the policy once the plan is left: no preemption.
-func fallback(dec *engine.Decision) engine.GID {
+// fallback picks the step once the plan is left: the then strategy's choice, or no
+// preemption.
+func (d *debugStrategy) fallback(dec *engine.Decision) engine.GID {
+	if d.thenBegun {
+		if g := d.then.Pick(dec); dec.IsEnabled(g) {
+			return g
+		}
+	}
 	if dec.LastEnabled {
 		return dec.Last
 	}
@@ -560,7 +590,7 @@ func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 	next := d.planned(dec)
 	fromPlan := next >= 0
 	if !fromPlan {
-		next = fallback(dec)
+		next = d.fallback(dec)
 	}
 	reason := ""
 	switch {
@@ -623,9 +653,15 @@ func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 	return next
 }
 
-// Choose takes the plan's alternative while following it, else the first.
+// Choose takes the plan's alternative while following it, else the then strategy's, or the
+// first.
 func (d *debugStrategy) Choose(c *engine.Choice) int {
 	k := 0
+	if !d.following && d.thenBegun {
+		if x := d.then.Choose(c); x >= 0 && x < c.N {
+			k = x
+		}
+	}
 	if d.following && d.next < len(d.plan) {
 		st := d.plan[d.next]
 		if st.Kind == schedule.Choice && engine.GID(st.G) == c.G && int(st.N) == c.N && int(st.Value) < c.N {

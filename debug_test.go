@@ -162,6 +162,15 @@ func TestDebugSession(t *testing.T) {
 	if st = a.reply("ended").State; st.Bug == nil || st.Bug.Kind != "livelock" || st.Step != 6 {
 		t.Fatalf("a step bound of 6: %+v", st)
 	}
+	// Once the schedule runs out, the then strategy picks.
+	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "random", Seed: 3})
+	if st = a.reply("ended").State; st.Bug != nil || st.Err != "" || st.Step < 13 {
+		t.Fatalf("then random: %+v", st)
+	}
+	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "nope"})
+	if st = a.reply("ended").State; !strings.Contains(st.Err, `unknown strategy "nope"`) {
+		t.Fatalf("then nope: %+v", st)
+	}
 	a.send(DebugCommand{Cmd: "quit", G: -1})
 	<-done
 }

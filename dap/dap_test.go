@@ -499,6 +499,7 @@ func TestLaunchErrors(t *testing.T) {
 		{"bad schedules", map[string]any{"program": lockorder, "schedules": -1}, "schedules = -1"},
 		{"bad time", map[string]any{"program": lockorder, "time": "soon"}, `time "soon"`},
 		{"bad type", map[string]any{"program": lockorder, "schedules": "many"}, "launch arguments"},
+		{"bad then", map[string]any{"program": lockorder, "then": "pct:q=1"}, `then: pct: unknown parameter "q"`},
 		{"no such test", map[string]any{"program": lockorder, "test": "TestNope"}, "has no test TestNope (it has TestOppositeTransfers)"},
 		{"replay without file", map[string]any{"mode": "replay"}, `needs "scheduleFile"`},
 		{"missing schedule file", map[string]any{"mode": "replay", "scheduleFile": filepath.Join(lockorder, "missing.json")}, "missing.json"},

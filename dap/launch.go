@@ -53,6 +53,9 @@ type launchArgs struct {
 	// Races is "report" (the default: races are findings), "fail" (the first race is a bug)
 	// or "off".
 	Races string `json:"races"`
+	// Then is the strategy that picks the steps once an execution has left its schedule
+	// (manual scheduling): "random", "pct:d=2", ...; empty: no preemption.
+	Then string `json:"then"`
 
 	params map[string]string
 	time   time.Duration
@@ -79,7 +82,7 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		return nil, fmt.Errorf("launch arguments: %w", err)
 	}
 	known := map[string]bool{}
-	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "points", "races"} {
+	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "points", "races", "then"} {
 		known[f] = true
 	}
 	for k, v := range all {
@@ -102,6 +105,15 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		return p
 	}
 	a.Program, a.ScheduleFile = abs(a.Program), abs(a.ScheduleFile)
+	if a.Then != "" {
+		name, params, err := interleave.ParseStrategy(a.Then)
+		if err == nil {
+			_, err = strategy.New(name, params, 1)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("launch: then: %w", err)
+		}
+	}
 	switch a.Mode {
 	case "", "explore":
 		a.Mode = "explore"
@@ -517,7 +529,8 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 // same scheduling points; the race detector failing at the first race when f's bug is one;
 // the step bound of a livelock).
 func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
-	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report"}
+	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
+		Then: t.args.Then, Seed: t.args.Seed}
 	if f.Bug != nil {
 		c.ExceptionAt = f.Bug.Step - 1
 		switch f.Bug.Kind {

@@ -506,6 +506,8 @@ type debugStrategy struct {
 
 	trace    []schedule.Step
 	reported int // trace entries already sent
+	// lockedAt is where each mutex was last locked (by its address).
+	lockedAt map[uintptr]string
 
 	restart *DebugCommand
 	quit    bool
@@ -650,6 +652,12 @@ func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 	}
 	p := dec.Pending(next)
 	d.trace = append(d.trace, schedule.Step{Kind: schedule.Run, G: int32(next), Op: p.Kind.String(), Pos: p.Pos})
+	if p.Kind == engine.OpLock || p.Kind == engine.OpTryLock {
+		if d.lockedAt == nil {
+			d.lockedAt = make(map[uintptr]string)
+		}
+		d.lockedAt[p.Obj] = p.Pos
+	}
 	return next
 }
 
@@ -703,7 +711,11 @@ func (d *debugStrategy) state(dec *engine.Decision, n int, reason string, next e
 			}
 		}
 		for _, h := range v.Holds {
-			g.Holds = append(g.Holds, fmt.Sprintf("%s %#x", h.Kind, h.Addr))
+			held := fmt.Sprintf("%s %#x", h.Kind, h.Addr)
+			if pos := d.lockedAt[h.Addr]; pos != "" {
+				held += " locked at " + pos
+			}
+			g.Holds = append(g.Holds, held)
 		}
 		for _, w := range v.Waits {
 			c := DebugChan{Addr: fmt.Sprintf("%#x", w.Addr), Send: w.Send, Cap: w.Cap, Len: w.Len, Closed: w.Closed}

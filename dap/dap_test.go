@@ -233,7 +233,7 @@ func TestExploreSession(t *testing.T) {
 	if holds == nil || holds.Value != "1 lock(s)" {
 		t.Fatalf("Scheduler scope: %+v", sc["Scheduler"])
 	}
-	if h := c.variables(holds.VariablesReference); len(h) != 1 || !strings.HasPrefix(h[0].Value, "mutex 0x") {
+	if h := c.variables(holds.VariablesReference); len(h) != 1 || !strings.HasPrefix(h[0].Value, "mutex 0x") || !strings.HasSuffix(h[0].Value, " locked at bank.go:42:2") {
 		t.Errorf("held locks: %+v", h)
 	}
 	if p := find(sc["Scheduler"], "pending"); p == nil || p.Value != "lock at bank.go:46:2" {

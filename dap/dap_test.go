@@ -537,6 +537,12 @@ func TestProtocolErrors(t *testing.T) {
 	if e := c.event("output").(*godap.OutputEvent); !strings.Contains(e.Body.Output, "malformed") {
 		t.Errorf("malformed message: output %q", e.Body.Output)
 	}
+	if err := c.WriteRaw([]byte("Content-Length: lots\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if e := c.event("output").(*godap.OutputEvent); !strings.Contains(e.Body.Output, "malformed message") {
+		t.Errorf("malformed header: output %q", e.Body.Output)
+	}
 	for _, cmd := range []string{"next", "stepBack", "continue", "stackTrace", "evaluate"} {
 		if _, err := c.Call(cmd, map[string]any{"threadId": 1, "expression": "x"}); err == nil {
 			t.Errorf("%s without a test process: no error", cmd)

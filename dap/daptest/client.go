@@ -84,6 +84,12 @@ func (c *Client) SendRaw(content []byte) {
 	}
 }
 
+// WriteRaw writes b as it is, without a header: for testing how an adapter survives garbage.
+func (c *Client) WriteRaw(b []byte) error {
+	_, err := c.w.Write(b)
+	return err
+}
+
 // take waits for the first message that match accepts and removes it from the queue.
 func (c *Client) take(what string, match func(dap.Message) bool) (dap.Message, error) {
 	deadline := time.Now().Add(c.Timeout)

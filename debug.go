@@ -58,8 +58,10 @@ type DebugCommand struct {
 	Schedules int               `json:"schedules,omitempty"`
 	Time      time.Duration     `json:"time,omitempty"`
 
-	// run: the decisions to follow, and where to pause.
-	Steps []schedule.Step `json:"steps,omitempty"`
+	// run: the decisions to follow, and where to pause. SameSteps follows the Steps of the
+	// previous run again (a long schedule is sent once).
+	Steps     []schedule.Step `json:"steps,omitempty"`
+	SameSteps bool            `json:"sameSteps,omitempty"`
 	// Stop pauses the execution when Stop steps have been executed (at the decision of step
 	// Stop+1); -1 runs as "continue" does.
 	Stop int `json:"stop"`
@@ -251,6 +253,7 @@ type debugSession struct {
 	cancel   context.CancelFunc // the exploration in progress
 
 	strat *debugStrategy
+	steps []schedule.Step // of the last run
 }
 
 // read decodes commands. "cancel" and "pause" act at once (an exploration or a running
@@ -413,6 +416,10 @@ var errRestart = errors.New("debug session: execution replaced")
 func (s *debugSession) run(c DebugCommand) (st *DebugState, restart *DebugCommand, quit bool) {
 	// A pause that arrived after the previous execution's last step is stale.
 	s.pauseReq.Store(false)
+	if c.SameSteps {
+		c.Steps = s.steps
+	}
+	s.steps = c.Steps
 	d := &debugStrategy{s: s, plan: c.Steps, following: true, exceptionAt: c.ExceptionAt}
 	if c.Then != "" {
 		name, params, err := ParseStrategy(c.Then)

@@ -12,7 +12,7 @@ import (
 	"github.com/interleave-dev/interleave/dap"
 )
 
-// BenchmarkStepLatency measures, on a schedule of about 3,200 steps (testdata/long), the
+// BenchmarkStepLatency measures, on a schedule of about 10,000 steps (testdata/long), the
 // median latency of what a developer waits for: a next (request to stopped event), a step
 // back at step 1,000 (the execution is replaced by one that re-executes 999 steps) and at the
 // end of the schedule, and a full variables fetch at a new stop (threads, the top frame of every goroutine, its

@@ -190,6 +190,8 @@ type target struct {
 	moduleDir string
 	test      schedule.Test
 	file      *schedule.File // the schedule replayed (replay mode)
+	// sentSteps are the steps of the last run command (the test process keeps them).
+	sentSteps []schedule.Step
 	// points are the lines with scheduling points, by absolute file name.
 	points map[string]map[int]bool
 	stderr *tail

@@ -49,6 +49,12 @@ func (s *Session) run(t *target, c interleave.DebugCommand, reason string) {
 	if c.Breakpoints == nil {
 		c.Breakpoints = s.breakpointList(t)
 	}
+	// A long schedule is sent once: encoding 10,000 steps would cost more than running them.
+	if len(c.Steps) > 0 && len(c.Steps) == len(t.sentSteps) && &c.Steps[0] == &t.sentSteps[0] {
+		c.Steps, c.SameSteps = nil, true
+	} else {
+		t.sentSteps = c.Steps
+	}
 	s.running.Store(true)
 	r, err := t.call(c)
 	s.stoppedAfter(t, r, err, reason)

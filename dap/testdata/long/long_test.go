@@ -1,4 +1,4 @@
-// Package long is a test with a long schedule (about 3,200 steps) for the debug adapter's
+// Package long is a test with a long schedule (about 10,000 steps) for the debug adapter's
 // latency benchmark. Every schedule fails at its end, so that exploring stops at once with a
 // schedule to step through.
 package long
@@ -16,7 +16,7 @@ func TestLong(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := 0; i < 400; i++ {
+			for i := 0; i < 1250; i++ {
 				mu.Lock()
 				total += w + 1
 				mu.Unlock()

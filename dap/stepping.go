@@ -13,9 +13,9 @@ import (
 
 // Stepping is scheduling: the test process pauses at every scheduling point the adapter asks
 // for, and a step runs one goroutine's next visible operation. Going back re-executes a
-// prefix of the schedule in a new execution of the test body: the engine re-executes
-// thousands of steps per millisecond, so a step back from step 10,000 costs a few
-// milliseconds of re-execution and needs no checkpoints (BenchmarkStepBack measures it).
+// prefix of the schedule in a new execution of the test body: re-executing 10,000 steps takes
+// about 20 ms in the debug build, so a step back needs no checkpoints (BenchmarkStepLatency
+// measures it).
 
 // debugState is what the adapter knows about the paused execution. Only the worker touches it.
 type debugState struct {

@@ -47,6 +47,8 @@ type launchArgs struct {
 	BuildFlags []string `json:"buildFlags"`
 	// Cwd resolves relative paths (default: the adapter's working directory).
 	Cwd string `json:"cwd"`
+	// Env adds variables to the test process's environment.
+	Env map[string]string `json:"env"`
 	// Points is the scheduling-points mode of an exploration: "all" (the default: every
 	// shared-memory access is a step) or "sync" (synchronization only).
 	Points string `json:"points"`
@@ -65,7 +67,7 @@ type launchArgs struct {
 var vscodeKeys = map[string]bool{
 	"type": true, "request": true, "name": true, "preLaunchTask": true, "postDebugTask": true,
 	"internalConsoleOptions": true, "debugServer": true, "presentation": true, "console": true,
-	"noDebug": true, "env": true, "envFile": true, "showLog": true,
+	"noDebug": true, "envFile": true, "showLog": true,
 }
 
 // parseLaunchArgs decodes and checks a launch request's arguments.
@@ -82,7 +84,7 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		return nil, fmt.Errorf("launch arguments: %w", err)
 	}
 	known := map[string]bool{}
-	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "points", "races", "then"} {
+	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "env", "points", "races", "then"} {
 		known[f] = true
 	}
 	for k, v := range all {
@@ -370,7 +372,11 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		return nil, err
 	}
 	t.stderr = &tail{next: outputWriter{s, "stderr"}}
-	env := append(os.Environ(), "INTERLEAVE_DEBUG="+t.ctl.addr(), "INTERLEAVE_REPLAY=", "INTERLEAVE_STRATEGY=")
+	env := os.Environ()
+	for _, k := range sortedKeys(a.Env) {
+		env = append(env, k+"="+a.Env[k])
+	}
+	env = append(env, "INTERLEAVE_DEBUG="+t.ctl.addr(), "INTERLEAVE_REPLAY=", "INTERLEAVE_STRATEGY=")
 	t.proc, err = s.startProcess(pkg.Binary, runArgs(a.Test), pkg.Dir, env, outputWriter{s, "stdout"}, t.stderr)
 	if err != nil {
 		return nil, err

@@ -95,11 +95,10 @@ func (p *execProcess) debugger() (variableReader, error) {
 	return nil, errors.New("the test process runs without a debugger")
 }
 
-// testArgs runs the one test the binary was built for (selected by -test.run when started).
-func testArgs() []string { return []string{"-test.count=1", "-test.timeout=0"} }
-
+// runArgs are the test binary's arguments that run one test, once, without a time limit (a
+// debugging session lasts as long as the developer wants).
 func runArgs(test string) []string {
-	return append([]string{"-test.run", "^" + regexp.QuoteMeta(test) + "$"}, testArgs()...)
+	return []string{"-test.run", "^" + regexp.QuoteMeta(test) + "$", "-test.count=1", "-test.timeout=0"}
 }
 
 // tail keeps the last lines written to it, for the message of a process that crashed.

@@ -3,6 +3,8 @@ module github.com/interleave-dev/interleave
 go 1.26.0
 
 require (
+	github.com/go-delve/delve v1.27.2
+	github.com/google/go-dap v0.12.0
 	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
 	gonum.org/v1/plot v0.17.0
@@ -15,9 +17,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/cilium/ebpf v0.22.0 // indirect
-	github.com/go-delve/delve v1.27.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/go-dap v0.12.0 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	golang.org/x/arch v0.28.0 // indirect
 	golang.org/x/image v0.30.0 // indirect

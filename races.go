@@ -116,24 +116,16 @@ func mergeDetected(rep, detect *Report) {
 	}
 	index := make(map[string]int, len(rep.Races))
 	for i := range rep.Races {
-		index[raceKey(&rep.Races[i])] = i
+		index[rep.Races[i].Key()] = i
 	}
 	for _, r := range detect.Races {
-		if i, ok := index[raceKey(&r)]; ok {
+		if i, ok := index[r.Key()]; ok {
 			rep.Races[i].Schedules += r.Schedules
 			continue
 		}
 		r.Schedule = 0
 		rep.Races = append(rep.Races, r)
 	}
-}
-
-func raceKey(r *engine.DataRace) string {
-	a, b := r.A.Pos, r.B.Pos
-	if b < a {
-		a, b = b, a
-	}
-	return a + " " + b
 }
 
 // saveFindings writes the test's findings document to the results store of the module of the

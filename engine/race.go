@@ -496,6 +496,12 @@ func (r *DataRace) String() string {
 	return fmt.Sprintf("data race between %s at %s by %v and %s at %s by %v", r.A.Op(), r.A.Pos, r.A.G, r.B.Op(), r.B.Pos, r.B.G)
 }
 
+// Key identifies the race's pair of source positions, in either order.
+func (r *DataRace) Key() string {
+	k := r.key()
+	return k.a + " " + k.b
+}
+
 func (r *DataRace) key() racePair {
 	k := racePair{r.A.Pos, r.B.Pos}
 	if k.b < k.a {

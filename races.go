@@ -140,7 +140,7 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		return "", fmt.Errorf("save findings: no go.mod above %s", wd)
 	}
 	f := &findings.File{
-		Test:      findings.Test{Module: info.Module, Package: info.Package, Name: info.Name, Build: info.Build},
+		Test:      info,
 		Time:      time.Now().UTC(),
 		Strategy:  rep.Strategy,
 		Params:    o.params,

@@ -353,20 +353,22 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	}
 }
 
+// status is "done", "blocked" or "enabled".
+func (g *goroutine) status() string {
+	switch {
+	case g.done:
+		return "done"
+	case !g.enabled:
+		return "blocked"
+	}
+	return "enabled"
+}
+
 // states describes every goroutine when the execution ended, before reaping.
 func (e *Exec) states() []GoroutineState {
 	out := make([]GoroutineState, len(e.gs))
 	for i, g := range e.gs {
-		st := GoroutineState{ID: g.id, Parent: g.parent, Created: g.created, Pending: g.pending}
-		switch {
-		case g.done:
-			st.Status = "done"
-		case !g.enabled:
-			st.Status = "blocked"
-		default:
-			st.Status = "enabled"
-		}
-		out[i] = st
+		out[i] = GoroutineState{ID: g.id, Parent: g.parent, Created: g.created, Pending: g.pending, Status: g.status()}
 	}
 	return out
 }

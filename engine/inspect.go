@@ -65,15 +65,7 @@ func (d *Decision) Goroutine(g GID) GoroutineView {
 		return GoroutineView{ID: g, Parent: NoGoroutine}
 	}
 	x := e.gs[g]
-	v := GoroutineView{ID: g, Parent: x.parent, Created: x.created, Pending: x.pending, Handle: uintptr(unsafe.Pointer(x))}
-	switch {
-	case x.done:
-		v.Status = "done"
-	case !x.enabled:
-		v.Status = "blocked"
-	default:
-		v.Status = "enabled"
-	}
+	v := GoroutineView{ID: g, Parent: x.parent, Created: x.created, Pending: x.pending, Handle: uintptr(unsafe.Pointer(x)), Status: x.status()}
 	if x.done {
 		return v
 	}

@@ -333,6 +333,17 @@ type chanClocks struct {
 	closed       vclock
 }
 
+// slot returns the clock of the operation counted by n (the sends or the receives), and
+// counts it.
+func (k *chanClocks) slot(n *int, capacity int) *vclock {
+	if k.slots == nil {
+		k.slots = make([]vclock, capacity)
+	}
+	s := &k.slots[*n%capacity]
+	*n++
+	return s
+}
+
 // raceSend is the edge of a send on the buffered channel c by g (nil: by the engine, whose
 // clock is vc): the send is the channel's next; it orders itself after the receive cap sends
 // earlier, and before the receive of the same number (the Go memory model).
@@ -340,12 +351,7 @@ func (e *Exec) raceSend(c *hchan, g *goroutine, vc vclock) {
 	if e.race == nil || c.cap == 0 {
 		return
 	}
-	k := &c.clocks
-	if k.slots == nil {
-		k.slots = make([]vclock, c.cap)
-	}
-	slot := &k.slots[k.sends%c.cap]
-	k.sends++
+	slot := c.clocks.slot(&c.clocks.sends, c.cap)
 	if g != nil {
 		e.raceSync(g, slot)
 	} else {
@@ -359,13 +365,7 @@ func (e *Exec) raceRecv(c *hchan, g *goroutine) {
 	if e.race == nil || c.cap == 0 {
 		return
 	}
-	k := &c.clocks
-	if k.slots == nil {
-		k.slots = make([]vclock, c.cap)
-	}
-	slot := &k.slots[k.recvs%c.cap]
-	k.recvs++
-	e.raceSync(g, slot)
+	e.raceSync(g, c.clocks.slot(&c.clocks.recvs, c.cap))
 }
 
 // raceTransfer is the edge of a value handed from sender (nil: the engine, with clock vc)

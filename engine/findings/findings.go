@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // FormatName is the value of the "format" field of every findings document.
@@ -58,14 +60,8 @@ type File struct {
 	Path string `json:"-"`
 }
 
-// Test identifies the test.
-type Test struct {
-	Module  string `json:"module,omitempty"`
-	Package string `json:"package"`
-	Name    string `json:"name"`
-	// Build identifies the test binary (see schedule files).
-	Build string `json:"build,omitempty"`
-}
+// Test identifies the test, as schedule files do.
+type Test = schedule.Test
 
 // Race is a data race: two accesses to the same memory, at least one a write, not ordered
 // by any synchronization.
@@ -99,12 +95,8 @@ type Access struct {
 	Stack []Frame `json:"stack,omitempty"`
 }
 
-// Frame is a stack frame; File is absolute.
-type Frame struct {
-	Func string `json:"func"`
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
+// Frame is a stack frame, as schedule files have them; File is absolute.
+type Frame = schedule.Frame
 
 // Bug is a bug found, with the schedule file that reproduces it.
 type Bug struct {

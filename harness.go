@@ -237,7 +237,7 @@ func bugEvent(r *engine.Result, path string) *EventBug {
 	// failure's position comes from runtime.Caller, absolute: make it relative too.
 	if filepath.IsAbs(pos) {
 		if wd, err := os.Getwd(); err == nil {
-			if root, _, ok := findModule(wd); ok {
+			if root, _, ok := FindModule(wd); ok {
 				if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
 					pos = filepath.ToSlash(rel)
 				}

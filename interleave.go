@@ -333,7 +333,7 @@ func testInfo(t testing.TB) schedule.Test {
 	if err != nil {
 		return info
 	}
-	if root, module, ok := findModule(dir); ok {
+	if root, module, ok := FindModule(dir); ok {
 		info.Module = module
 		rel, err := filepath.Rel(root, dir)
 		if err == nil {

@@ -131,13 +131,9 @@ func mergeDetected(rep, detect *Report) {
 // saveFindings writes the test's findings document to the results store of the module of the
 // working directory (go test runs a test in its package's directory) and returns its path.
 func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, bugPath string) (string, error) {
-	wd, err := os.Getwd()
+	root, err := workingModule()
 	if err != nil {
-		return "", err
-	}
-	root, _, ok := findModule(wd)
-	if !ok {
-		return "", fmt.Errorf("save findings: no go.mod above %s", wd)
+		return "", fmt.Errorf("save findings: %w", err)
 	}
 	f := &findings.File{
 		Test:      info,
@@ -194,13 +190,22 @@ func relativePos(root, pos string) string {
 
 // findingsPath is where saveFindings writes the test's document.
 func findingsPath(info schedule.Test) (string, bool) {
-	wd, err := os.Getwd()
+	root, err := workingModule()
 	if err != nil {
 		return "", false
 	}
-	root, _, ok := findModule(wd)
-	if !ok {
-		return "", false
+	return findings.Path(root, info.Package, info.Name), true
+}
+
+// workingModule returns the root of the module of the working directory.
+func workingModule() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(root, filepath.FromSlash(findings.Dir), findings.Name(info.Package, info.Name)), true
+	root, _, ok := FindModule(wd)
+	if !ok {
+		return "", fmt.Errorf("no go.mod in %s or above", wd)
+	}
+	return root, nil
 }

@@ -19,8 +19,9 @@ import (
 // StoreDir is the results store's directory at a module's root (DESIGN.md "Results store").
 const StoreDir = ".interleave"
 
-// findModule walks up from dir to the nearest go.mod and returns its directory and module path.
-func findModule(dir string) (root, module string, ok bool) {
+// FindModule walks up from dir to the nearest go.mod and returns its directory and module
+// path; ok is false when there is none.
+func FindModule(dir string) (root, module string, ok bool) {
 	for {
 		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
 			defer f.Close()
@@ -39,6 +40,26 @@ func findModule(dir string) (root, module string, ok bool) {
 		}
 		dir = parent
 	}
+}
+
+// ModuleRoot returns the root directory of module mod (a schedule file's module): the first
+// directory of that module found walking up from each of dirs in turn.
+func ModuleRoot(mod string, dirs ...string) (string, error) {
+	for _, dir := range dirs {
+		for d := dir; ; {
+			root, m, ok := FindModule(d)
+			if !ok {
+				break
+			}
+			if m == mod {
+				return root, nil
+			}
+			if d = filepath.Dir(root); d == root {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("module %s not found above %s", mod, strings.Join(dirs, " or "))
 }
 
 var (
@@ -71,7 +92,7 @@ func buildID() string {
 // ScheduleDirFor returns the schedule directory of the module containing dir, creating the
 // store (with a .gitignore that keeps it out of version control) if needed.
 func ScheduleDirFor(dir string) (string, error) {
-	root, _, ok := findModule(dir)
+	root, _, ok := FindModule(dir)
 	if !ok {
 		root = dir
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/google/go-dap"
-	"golang.org/x/mod/modfile"
 
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/schedule"
@@ -306,7 +305,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
 		t.file = f
-		root, err := moduleRootFor(a.ScheduleFile, f.Test.Module, a.Cwd)
+		root, err := interleave.ModuleRoot(f.Test.Module, filepath.Dir(a.ScheduleFile), a.Cwd)
 		if err != nil {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
@@ -315,7 +314,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		pkgDir = filepath.Join(root, filepath.FromSlash(rel))
 		a.Test = f.Test.Name
 	} else {
-		root, _, ok := findModule(pkgDir)
+		root, _, ok := interleave.FindModule(pkgDir)
 		if !ok {
 			return nil, fmt.Errorf("launch: %s is not in a Go module", pkgDir)
 		}
@@ -584,34 +583,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// findModule walks up from dir to the nearest go.mod.
-func findModule(dir string) (root, module string, ok bool) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			return d, modfile.ModulePath(b), true
-		}
-		if filepath.Dir(d) == d {
-			return "", "", false
-		}
-	}
-}
-
-// moduleRootFor finds the root of module mod above the schedule file or the working
-// directory.
-func moduleRootFor(path, mod, cwd string) (string, error) {
-	for _, dir := range []string{filepath.Dir(path), cwd} {
-		for d := dir; ; d = filepath.Dir(d) {
-			if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modfile.ModulePath(b) == mod {
-				return d, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return "", fmt.Errorf("module %s of the schedule not found above %s or %s", mod, path, cwd)
 }
 
 // posLiteral is a position the instrumenter passes to the engine.

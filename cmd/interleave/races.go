@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/findings"
-	"golang.org/x/mod/modfile"
 )
 
 const racesUsage = `usage: interleave races [packages] [-run regexp] [-json]
@@ -108,9 +108,9 @@ func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*rac
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			return nil, 0, fmt.Errorf("%w: %s is not a package directory", errUsage, pattern)
 		}
-		root, module, err := enclosingModule(abs)
-		if err != nil {
-			return nil, 0, err
+		root, module, ok := interleave.FindModule(abs)
+		if !ok {
+			return nil, 0, fmt.Errorf("%s is not in a module: no go.mod in it or above", pattern)
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil {
@@ -148,24 +148,6 @@ func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*rac
 		out[i] = byKey[k]
 	}
 	return out, docs, nil
-}
-
-// enclosingModule returns the root directory and module path of the module containing dir.
-func enclosingModule(dir string) (root, module string, err error) {
-	for d := dir; ; {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil {
-			if module = modfile.ModulePath(data); module == "" {
-				return "", "", fmt.Errorf("%s has no module line", filepath.Join(d, "go.mod"))
-			}
-			return d, module, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", "", fmt.Errorf("no go.mod in %s or above: not in a module", dir)
-		}
-		d = parent
-	}
 }
 
 // printRaces prints the groups as the race detector prints its reports.

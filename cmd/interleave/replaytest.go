@@ -11,8 +11,6 @@ import (
 	"regexp"
 	"strings"
 
-	"golang.org/x/mod/modfile"
-
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/instrument"
@@ -22,9 +20,16 @@ import (
 // own location (the results store is at its module's root) or else from the working
 // directory.
 func buildFor(ctx context.Context, path string, f *schedule.File, work string) (*instrument.Package, error) {
-	root, err := moduleRootFor(path, f.Test.Module)
+	var dirs []string
+	if abs, err := filepath.Abs(path); err == nil {
+		dirs = append(dirs, filepath.Dir(abs))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	root, err := interleave.ModuleRoot(f.Test.Module, dirs...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the schedule %s: %w", path, err)
 	}
 	res, err := instrument.Build(ctx, instrument.Config{Dir: root, Patterns: []string{f.Test.Package}, Work: work})
 	if err != nil {
@@ -47,29 +52,6 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 		}
 	}
 	return nil, fmt.Errorf("package %s of the schedule has no tests", f.Test.Package)
-}
-
-// moduleRootFor finds the root of module mod: a directory above the schedule file or the
-// working directory whose go.mod declares it.
-func moduleRootFor(path, mod string) (string, error) {
-	var starts []string
-	if abs, err := filepath.Abs(path); err == nil {
-		starts = append(starts, filepath.Dir(abs))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for d := dir; ; d = filepath.Dir(d) {
-			if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modfile.ModulePath(b) == mod {
-				return d, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return "", fmt.Errorf("module %s of the schedule not found above %s or the working directory", mod, path)
 }
 
 // replayTest replays a schedule of an ordinary test: it builds the test's package

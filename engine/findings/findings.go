@@ -147,6 +147,11 @@ func Name(pkg, test string) string {
 	return unsafeName.ReplaceAllString(pkg, "_") + "." + unsafeName.ReplaceAllString(test, "_") + ".json"
 }
 
+// Path is the document of a test in the store of the module root.
+func Path(root, pkg, test string) string {
+	return filepath.Join(root, filepath.FromSlash(Dir), Name(pkg, test))
+}
+
 // Save writes f into the findings directory of the module root, replacing the test's
 // previous document, and sets f.Path. The write is atomic: a reader never sees half a file.
 func (f *File) Save(root string) error {
@@ -162,7 +167,7 @@ func (f *File) Save(root string) error {
 	if err != nil {
 		return fmt.Errorf("save findings: %w", err)
 	}
-	path := filepath.Join(dir, Name(f.Test.Package, f.Test.Name))
+	path := Path(root, f.Test.Package, f.Test.Name)
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("save findings: %w", err)

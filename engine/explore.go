@@ -266,7 +266,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	}
 	t := &T{e: e, name: r.cfg.Name}
 	main := e.newGoroutine(func() {
-		defer t.runCleanups()
+		defer t.finish()
 		body(t)
 	}, "")
 	e.raceGo(nil, main)

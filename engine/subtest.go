@@ -9,33 +9,74 @@ import (
 
 // Run runs f as a subtest of t called name, as testing.T.Run does: on a new goroutine (a
 // controlled one, so its operations are scheduled like any other), with t waiting until it
-// returns. A subtest's Fatal, FailNow and Skip end the subtest only; its failure fails the
-// execution. Run reports whether the subtest did not fail.
+// returns or calls Parallel. A subtest's Fatal, FailNow and Skip end the subtest only; its
+// failure fails the execution. Run reports whether the subtest did not fail (or had not failed
+// when it called Parallel).
 func (t *T) Run(name string, f func(t *T)) bool {
 	sub := &T{e: t.e, name: t.name + "/" + strings.ReplaceAll(name, " ", "_"), parent: t}
-	done := MakeChan[struct{}](0, "testing.T.Run")
+	sub.paused = MakeChan[struct{}](0, "testing.T.Run")
 	Go(func() {
-		defer Close(done, "testing.T.Run")
-		defer sub.runCleanups()
+		defer sub.finish()
 		f(sub)
 	}, "testing.T.Run")
-	Recv(done, "testing.T.Run")
-	t.logs = append(t.logs, sub.logs...)
-	if sub.failed {
-		t.failed = true
+	Recv(sub.paused, "testing.T.Run")
+	if sub.isParallel {
+		t.parallelSubs = append(t.parallelSubs, sub)
+		return !sub.failed
 	}
+	t.adopt(sub)
 	return !sub.failed
 }
 
 // Parallel is testing.T.Parallel. The top-level test already runs alone (each schedule is
-// one execution of its body), so there it does nothing. Parallel subtests, which Go runs
-// after their parent's body returns, are not supported: the subtest fails with a message
-// saying so.
+// one execution of its body), so there it does nothing. A subtest that calls it is paused, its
+// Run returns, and it goes on when its parent's function has returned, concurrently with its
+// parent's other parallel subtests, as Go runs them; the parent is over when they all are.
+// The interleavings of parallel subtests are explored like those of any goroutines. Go's
+// -parallel limit does not apply: all of a parent's parallel subtests run at once.
 func (t *T) Parallel() {
 	if t.parent == nil {
 		return
 	}
-	t.Fatalf("interleave: t.Parallel in subtest %s is not supported (subtests run one after another under interleave); remove the call or run the subtests without interleave", t.name)
+	if t.isParallel {
+		panic("testing: t.Parallel called multiple times")
+	}
+	t.isParallel = true
+	t.over = MakeChan[struct{}](0, "testing.T.Parallel")
+	p := t.parent
+	if p.released == nil {
+		p.released = MakeChan[struct{}](0, "testing.T.Parallel")
+	}
+	Close(t.paused, "testing.T.Parallel")
+	Recv(p.released, "testing.T.Parallel")
+}
+
+// finish ends a test once its function has returned (or stopped with Fatal, FailNow or
+// Skip), as testing does: it releases the test's parallel subtests and waits for them, runs
+// its Cleanup functions, and then lets its parent go on.
+func (t *T) finish() {
+	if t.released != nil {
+		Close(t.released, "testing.T.Run")
+	}
+	for _, sub := range t.parallelSubs {
+		Recv(sub.over, "testing.T.Run")
+		t.adopt(sub)
+	}
+	t.runCleanups()
+	switch {
+	case t.isParallel:
+		Close(t.over, "testing.T.Run")
+	case t.paused != nil:
+		Close(t.paused, "testing.T.Run")
+	}
+}
+
+// adopt takes a finished subtest's log lines and failure into t.
+func (t *T) adopt(sub *T) {
+	t.logs = append(t.logs, sub.logs...)
+	if sub.failed {
+		t.failed = true
+	}
 }
 
 // Setenv sets an environment variable for the rest of the execution, as testing.T.Setenv.

@@ -26,6 +26,17 @@ type T struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	parent   *T // the test of a subtest (Run)
+
+	// Subtests (subtest.go). paused is closed when the subtest's function calls Parallel or
+	// the subtest is over, whichever comes first; that is when its Run returns. A parallel
+	// subtest waits for released, closed when its parent's function returns, and closes
+	// over when it is over. parallelSubs are a test's parallel subtests, waited for after
+	// its function returns.
+	paused       chan struct{}
+	isParallel   bool
+	released     chan struct{}
+	over         chan struct{}
+	parallelSubs []*T
 }
 
 // Name is the test's name.

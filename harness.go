@@ -167,6 +167,13 @@ func (o *options) envOptions() error {
 		}
 		o.config.MaxSteps = n
 	}
+	if v := os.Getenv("INTERLEAVE_FAIR_STEPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_FAIR_STEPS=%q: %w", v, err)
+		}
+		o.config.FairSteps = n
+	}
 	if v := os.Getenv("INTERLEAVE_SCHEDULE_DIR"); v != "" {
 		o.dir = v
 	}

@@ -96,6 +96,11 @@ func KeepGoing() Option { return func(o *options) { o.config.KeepGoing = true } 
 // MaxSteps sets the livelock bound: an execution longer than n steps is a livelock.
 func MaxSteps(n int) Option { return func(o *options) { o.config.MaxSteps = n } }
 
+// FairSteps sets the fairness bound: a goroutine that has executed n steps in a row while
+// another goroutine could run is made to yield, as Go's scheduler would let the other run (0:
+// engine.DefaultFairSteps; negative: no bound, so a busy-wait without a yield can livelock).
+func FairSteps(n int) Option { return func(o *options) { o.config.FairSteps = n } }
+
 // ScheduleDir sets where schedule files are saved (default: .interleave/schedules at the
 // module root).
 func ScheduleDir(dir string) Option { return func(o *options) { o.dir = dir } }

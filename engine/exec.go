@@ -119,6 +119,15 @@ type Exec struct {
 
 	clock clock
 
+	// rand is the execution's source for math/rand's top-level functions (rand.go), made
+	// on first use and dropped at reset, so that every execution draws the same values.
+	rand *randSource
+
+	// runLen counts the steps the last goroutine has executed in a row while another
+	// goroutine was enabled; fairSteps is the bound at which it is made to yield (fair.go).
+	runLen    int
+	fairSteps int
+
 	done      chan struct{} // closed-over signal: the execution is over
 	reaped    chan struct{}
 	ended     bool
@@ -168,6 +177,8 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	clear(e.shadow)
 	e.polled = e.polled[:0]
 	e.clock.reset()
+	e.rand = nil
+	e.runLen = 0
 	e.ended = false
 	e.aborting = false
 	e.progress.Store(0)
@@ -377,6 +388,9 @@ func (e *Exec) decide() *goroutine {
 	// A goroutine that is done is never enabled (exit disables it).
 	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled
 	d.LastOp = e.lastOp
+	if d.LastEnabled && e.fairYield() {
+		d.LastOp = OpYield
+	}
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
 	if uint(id) >= uint(len(e.gs)) || !e.gs[id].enabled {
@@ -387,6 +401,7 @@ func (e *Exec) decide() *goroutine {
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}
+	e.countRun(id)
 	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, e.positions.id(next.pending.Pos))})
 	e.last = id
 	e.lastOp = next.pending.Kind

@@ -50,6 +50,10 @@ type Config struct {
 	// execution a bug (kind Race) that ends it, instead of a finding.
 	Races     bool
 	RacesFail bool
+	// FairSteps is the fairness bound (fair.go): a goroutine that has executed this many
+	// steps in a row while another was enabled is made to yield. 0 means DefaultFairSteps;
+	// negative means no bound.
+	FairSteps int
 }
 
 // UseFile configures c to execute as the schedule file f was recorded: with the same
@@ -260,6 +264,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 		maxSteps = DefaultMaxSteps
 	}
 	e.reset(r.cfg.Strategy, maxSteps)
+	e.fairSteps = r.cfg.fairSteps()
 	e.configure(&r.cfg, r.racy)
 	if e.race != nil {
 		e.race.capture = r.capture

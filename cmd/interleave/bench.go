@@ -692,6 +692,8 @@ func (b *bencher) cellEnv(bm bench.Benchmark, t bench.Technique, strategyArg str
 		"INTERLEAVE_SCHEDULE_DIR=" + filepath.Join(b.work, "schedules", strings.ReplaceAll(bm.Package, "/", "_"), t.Key),
 		"INTERLEAVE_REPLAY=",
 		"INTERLEAVE_DEBUG=",
+		// The study's techniques have no fairness rule: only yields force a switch (§3).
+		"INTERLEAVE_FAIR_STEPS=-1",
 	}
 	if b.f.points != "" {
 		env = append(env, "INTERLEAVE_POINTS="+b.f.points)

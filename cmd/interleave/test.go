@@ -37,6 +37,7 @@ type testFlags struct {
 	verbose    bool
 	minimize   time.Duration
 	maxSteps   int
+	fairSteps  int
 	points     string
 	races      string
 	raceRuns   int
@@ -149,6 +150,13 @@ func parseTestFlags(args []string) (*testFlags, error) {
 					err = fmt.Errorf("%w: -max-steps %q: want a number of steps", errUsage, v)
 				}
 			}
+		case "fair-steps":
+			var v string
+			if v, err = next(); err == nil {
+				if f.fairSteps, err = strconv.Atoi(v); err != nil {
+					err = fmt.Errorf("%w: -fair-steps %q: want a number of steps (0: the default, %d; negative: no fairness)", errUsage, v, engine.DefaultFairSteps)
+				}
+			}
 		case "points":
 			var v string
 			if v, err = next(); err == nil {
@@ -221,7 +229,8 @@ func contains(list []string, s string) bool {
 }
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-strategy name] [-param value ...]
-	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-instrument modules]
+	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
+	[-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
@@ -235,6 +244,10 @@ Data races are detected in every schedule (happens-before, vector clocks) and wr
 -races=fail. -points chooses the scheduling points among memory accesses: racy (the default:
 a detection phase of -race-runs schedules finds the racy accesses, then only they and
 synchronization are interleaved, as SCTBench does), sync (synchronization only) or all.
+
+A goroutine that runs -fair-steps steps in a row (default 1000) while another could run is
+made to yield, as Go's scheduler lets the other run: a busy-wait without runtime.Gosched is not
+a livelock. A negative -fair-steps turns this off.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
 
@@ -450,6 +463,9 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 	}
 	if f.maxSteps != 0 {
 		env = append(env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(f.maxSteps))
+	}
+	if f.fairSteps != 0 {
+		env = append(env, "INTERLEAVE_FAIR_STEPS="+strconv.Itoa(f.fairSteps))
 	}
 	res, log, err := execTest(ctx, p, test, env, out.progress)
 	if f.verbose {

@@ -1,0 +1,44 @@
+package engine
+
+// Fairness. Go's scheduler never lets a running goroutine starve the others: with several
+// processors they run in parallel, and even on one, a goroutine running for 10ms is preempted.
+// A controlled execution runs one goroutine at a time, so without a rule a goroutine that
+// busy-waits without a yield (for !flag.Load() {}, for sem.TryAcquire(1) { sem.Release(1) })
+// would run forever in every schedule that keeps picking it, and a correct program would be
+// reported as a livelock. The rule: when the last goroutine has executed FairSteps steps in a
+// row while another goroutine was enabled, its last operation counts as a yield
+// (Decision.LastOp is OpYield), which the strategies treat as runtime.Gosched: the systematic
+// ones switch for free, PCT lowers its priority (SCTBench §3, "Busy-wait loops"). A genuine
+// livelock (goroutines waiting on each other forever) still reaches the step bound.
+
+// DefaultFairSteps is the Config.FairSteps used when it is 0: long enough that no program
+// written to be scheduled fairly notices (a run of a thousand visible operations takes tens
+// of microseconds natively, while two processors would interleave them at once).
+const DefaultFairSteps = 1000
+
+// fairSteps is the bound c asks for: 0 when there is none.
+func (c *Config) fairSteps() int {
+	switch {
+	case c.FairSteps == 0:
+		return DefaultFairSteps
+	case c.FairSteps < 0:
+		return 0
+	}
+	return c.FairSteps
+}
+
+// fairYield reports whether the step being decided must treat the last goroutine as having
+// yielded, by the fairness rule.
+func (e *Exec) fairYield() bool {
+	return e.fairSteps > 0 && e.runLen >= e.fairSteps && len(e.enabled) > 1
+}
+
+// countRun updates the run length of the last goroutine once next is picked.
+func (e *Exec) countRun(next GID) {
+	switch {
+	case next != e.last:
+		e.runLen = 0
+	case len(e.enabled) > 1:
+		e.runLen++
+	}
+}

@@ -55,6 +55,7 @@ const (
 	OpSleep
 	OpTimer
 	OpContext
+	OpWaitGroupDone
 	numOpKinds
 )
 
@@ -88,6 +89,7 @@ var opNames = [numOpKinds]string{
 	OpSleep:         "sleep",
 	OpTimer:         "timer",
 	OpContext:       "context",
+	OpWaitGroupDone: "wg.done",
 }
 
 func (k OpKind) String() string {

@@ -92,16 +92,21 @@ func TestNewScheduleFile(t *testing.T) {
 func TestNewScheduleFileWithoutBug(t *testing.T) {
 	r := engine.Run(func(t *engine.T) {
 		var mu sync.Mutex
+		var wg sync.WaitGroup
 		engine.Lock(&mu, "ok.go:1")
 		engine.Unlock(&mu, "ok.go:2")
+		engine.WGAdd(&wg, 1, "ok.go:3")
+		engine.WGDone(&wg, "ok.go:4")
 	}, firstEnabled(), engine.Config{})
 	f := engine.NewScheduleFile(r, sfInfo, nil, 0)
-	if f.Bug != nil || len(f.Steps) != 2 || f.Strategy.Name != "" {
+	if f.Bug != nil || len(f.Steps) != 4 || f.Strategy.Name != "" {
 		t.Fatalf("file %+v", f)
 	}
 	want := []schedule.Step{
 		{Kind: schedule.Run, G: 0, Op: "lock", Pos: "ok.go:1"},
 		{Kind: schedule.Run, G: 0, Op: "unlock", Pos: "ok.go:2"},
+		{Kind: schedule.Run, G: 0, Op: "wg.add", Pos: "ok.go:3"},
+		{Kind: schedule.Run, G: 0, Op: "wg.done", Pos: "ok.go:4"},
 	}
 	for i := range want {
 		if f.Steps[i] != want[i] {

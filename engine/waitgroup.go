@@ -27,13 +27,15 @@ func wgOf(e *Exec, wg *sync.WaitGroup) *wgState {
 }
 
 // WGAdd is wg.Add(delta).
-func WGAdd(wg *sync.WaitGroup, delta int, pos Pos) {
+func WGAdd(wg *sync.WaitGroup, delta int, pos Pos) { wgAdd(wg, delta, OpWaitGroupAdd, pos) }
+
+func wgAdd(wg *sync.WaitGroup, delta int, kind OpKind, pos Pos) {
 	e, g := current(pos)
 	if g == nil {
 		wg.Add(delta)
 		return
 	}
-	e.point(g, OpWaitGroupAdd, uintptr(unsafe.Pointer(wg)), pos)
+	e.point(g, kind, uintptr(unsafe.Pointer(wg)), pos)
 	nilCheck(unsafe.Pointer(wg))
 	s := wgOf(e, wg)
 	// The counter is the high half of a 64-bit state: delta is truncated to 32 bits.
@@ -57,9 +59,9 @@ func WGAdd(wg *sync.WaitGroup, delta int, pos Pos) {
 	e.notify(&s.q)
 }
 
-// WGDone is wg.Done(): WGAdd(wg, -1, pos).
+// WGDone is wg.Done(): WGAdd(wg, -1, pos), recorded as its own operation ("wg.done").
 func WGDone(wg *sync.WaitGroup, pos Pos) {
-	WGAdd(wg, -1, pos)
+	wgAdd(wg, -1, OpWaitGroupDone, pos)
 }
 
 // WGWait is wg.Wait(). It is one step when the counter is zero; otherwise the goroutine

@@ -61,10 +61,14 @@ const DefaultPeriods = 4
 // in each thread", with the empty prefix (Algorithm 1, line 2).
 //
 // Data choices (which ready case of a select proceeds) are not part of the paper's model:
-// PERIOD always takes the first alternative.
+// PERIOD always takes the first alternative, and its exhaustion message says so when a
+// choice had several.
 type Period struct {
 	mode string
 	max  int // the bound P
+
+	// choicesCut records that a data choice with several alternatives took the first only.
+	choicesCut bool
 
 	dryRun  bool // the dry run has been executed
 	p       int  // the period number of the current pass (Algorithm 1, line 3)
@@ -158,10 +162,16 @@ func (s *Period) Jobs() int { return s.slices }
 
 // Exhausted implements engine.Exhauster.
 func (s *Period) Exhausted() string {
+	var msg string
 	if s.emptied {
-		return fmt.Sprintf("all %d schedules explored: every slice's schedule space is exhausted within %d periods (%d slices)", s.schedules, s.p-1, s.slices)
+		msg = fmt.Sprintf("all %d schedules explored: every slice's schedule space is exhausted within %d periods (%d slices)", s.schedules, s.p-1, s.slices)
+	} else {
+		msg = fmt.Sprintf("all %d schedules with ≤ %d periods explored (%d slices)", s.schedules, s.max, s.slices)
 	}
-	return fmt.Sprintf("all %d schedules with ≤ %d periods explored (%d slices)", s.schedules, s.max, s.slices)
+	if s.choicesCut {
+		msg += "; a select with several ready cases always took the first"
+	}
+	return msg
 }
 
 // Begin implements engine.Strategy: the next schedule of Algorithm 1's loops (lines 4–7 and
@@ -366,7 +376,12 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 
 // Choose implements engine.Strategy: PERIOD's model has no data choices; the first
 // alternative is taken.
-func (s *Period) Choose(*engine.Choice) int { return 0 }
+func (s *Period) Choose(c *engine.Choice) int {
+	if c.N > 1 {
+		s.choicesCut = true
+	}
+	return 0
+}
 
 // End implements engine.Strategy: the feedback analyzer (§3.4, Algorithm 1, lines 11–14).
 func (s *Period) End(*engine.Result) {

@@ -380,3 +380,23 @@ func TestPeriodPrograms(t *testing.T) {
 		})
 	}
 }
+
+// TestPeriodSaysSelectChoicesAreCut: PERIOD takes a select's first ready case, so its
+// exhaustion message must not claim every schedule of a program with such a select.
+func TestPeriodSaysSelectChoicesAreCut(t *testing.T) {
+	body := func(t *engine.T) {
+		a := engine.MakeChan[int](1, "make a")
+		b := engine.MakeChan[int](1, "make b")
+		engine.Send(a, 1, "send a")
+		engine.Send(b, 2, "send b")
+		engine.Select("select", false, engine.RecvCase(a), engine.RecvCase(b))
+	}
+	s, err := strategy.NewPeriod(strategy.PeriodParallel, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: s})
+	if rep.Stopped != "exhausted" || !strings.HasSuffix(rep.Exhausted, "; a select with several ready cases always took the first") {
+		t.Errorf("stopped %s: %q, want the cut noted", rep.Stopped, rep.Exhausted)
+	}
+}

@@ -2,6 +2,7 @@ package interleave
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ import (
 // TB is the interface of the per-schedule test handle that the instrumenter puts where a
 // test's code says testing.TB.
 type TB interface {
+	ArtifactDir() string
 	Attr(key, value string)
 	Chdir(dir string)
 	Cleanup(f func())
@@ -35,6 +37,7 @@ type TB interface {
 	Log(args ...any)
 	Logf(format string, args ...any)
 	Name() string
+	Output() io.Writer
 	Setenv(key, value string)
 	Skip(args ...any)
 	SkipNow()

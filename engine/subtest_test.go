@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -156,5 +158,32 @@ func TestParallelSubtestFailures(t *testing.T) {
 				t.Errorf("bug %v, want %s %q", r.Bug, tt.kind, tt.message)
 			}
 		})
+	}
+}
+
+// TestArtifactDir: one directory per execution, the same for every call, removed at its end.
+func TestArtifactDir(t *testing.T) {
+	var dirs []string
+	body := func(t *engine.T) {
+		d := t.ArtifactDir()
+		if t.ArtifactDir() != d {
+			t.Errorf("two directories in one execution")
+		}
+		if err := os.WriteFile(filepath.Join(d, "out.txt"), []byte("x"), 0o644); err != nil {
+			t.Error(err)
+		}
+		dirs = append(dirs, d)
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: strategy.NewRandom(1), Schedules: 2})
+	if rep.First != nil {
+		t.Fatal(rep.First.Bug)
+	}
+	if len(dirs) != 2 || dirs[0] == dirs[1] {
+		t.Fatalf("directories %v, want one per execution", dirs)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s: still there after the execution (%v)", d, err)
+		}
 	}
 }

@@ -23,6 +23,7 @@ type T struct {
 	logs     []string
 	cleanups []func()
 	tempDirs []string
+	artifact string // ArtifactDir's directory, once made
 	ctx      context.Context
 	cancel   context.CancelFunc
 	parent   *T // the test of a subtest (Run)
@@ -154,6 +155,16 @@ func (t *T) TempDir() string {
 	}
 	t.tempDirs = append(t.tempDirs, dir)
 	return dir
+}
+
+// ArtifactDir is testing.T.ArtifactDir: a directory for the test's output files. There is
+// no -artifacts flag under interleave, so, as testing does without it, it is a temporary
+// directory, the same for every call during one execution and removed when the execution ends.
+func (t *T) ArtifactDir() string {
+	if t.artifact == "" {
+		t.artifact = t.TempDir()
+	}
+	return t.artifact
 }
 
 // Context returns a context canceled just before Cleanup functions run.

@@ -55,6 +55,7 @@ type fileRewriter struct {
 	// aliases are the imports the rewrite adds to name types in conversions (see conv),
 	// by import name.
 	aliases map[string]*types.Package
+	pkg     *types.Package // see self
 }
 
 type edit struct {
@@ -178,7 +179,13 @@ func (r *fileRewriter) temp(prefix string) string {
 }
 
 func (r *fileRewriter) problem(p token.Pos, format string, args ...any) {
-	r.problems = append(r.problems, Problem{r.fset.Position(p), fmt.Sprintf(format, args...)})
+	pr := Problem{r.fset.Position(p), fmt.Sprintf(format, args...)}
+	for _, q := range r.problems {
+		if q == pr {
+			return
+		}
+	}
+	r.problems = append(r.problems, pr)
 }
 
 // output returns the rewritten file, or nil when nothing changed.
@@ -241,7 +248,7 @@ func (r *fileRewriter) output() []byte {
 			}
 		}
 	}
-	return []byte(sb.String())
+	return []byte(restoreLines(sb.String(), r.fset.Position(r.file.Pos()).Filename))
 }
 
 // keepAlive is a declaration that uses the package p imported as name; "" when p has no
@@ -296,13 +303,7 @@ func (r *fileRewriter) conv(text string, from, to types.Type) string {
 // typeName is the Go text of t in this file, adding imports as needed; false when t cannot be
 // named here.
 func (r *fileRewriter) typeName(t types.Type) (string, bool) {
-	var self *types.Package
-	for _, o := range r.info.Defs {
-		if o != nil && o.Pkg() != nil {
-			self = o.Pkg()
-			break
-		}
-	}
+	self := r.self()
 	ok := true
 	var visit func(t types.Type)
 	seen := map[types.Type]bool{}
@@ -808,11 +809,7 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		case types.MethodVal:
 			r.methodValue(x, sel)
 		case types.MethodExpr:
-			if fn, ok := sel.Obj().(*types.Func); ok {
-				if _, ok := specialOf(fn); ok {
-					r.problem(x.Pos(), "method expression %s is not instrumented", r.orig(x))
-				}
-			}
+			r.methodExpr(x, sel, x.Sel.Pos())
 		}
 	case *ast.IndexExpr:
 		r.index(x, true)
@@ -1121,39 +1118,83 @@ func (r *fileRewriter) callee(fun ast.Expr) (*types.Func, *types.Selection, *ast
 
 // receiver walks the receiver of the method selection x.M and returns the text of the
 // receiver to pass by address: x with the embedded fields of the promotion path, and "&" when
-// that is not already a pointer.
+// that is not already a pointer. The caller has checked the path with promoted.
 func (r *fileRewriter) receiver(x *ast.SelectorExpr, sel *types.Selection) func() string {
 	if _, ok := r.under(x.X).(*types.Pointer); ok {
 		r.rv(x.X)
 	} else {
 		r.addr(x.X)
 	}
-	t := r.typeOf(x.X)
-	var path []string
-	idx := sel.Index()
+	path, isPtr, _ := r.recvPath(r.typeOf(x.X), sel.Index())
+	return func() string { return recvText(r.text(x.X), path, isPtr) }
+}
+
+// recvText is the receiver to pass by address from the operand text x through the embedded
+// fields path (see recvPath).
+func recvText(x string, path []string, isPtr bool) string {
+	if len(path) > 0 {
+		x += "." + strings.Join(path, ".")
+	}
+	if isPtr {
+		return x
+	}
+	return "&" + x
+}
+
+// recvPath is the path of embedded fields from a value of type t to the receiver of the
+// method at the end of the selection index idx, and whether that receiver is a pointer. ok is
+// false when the path cannot be written in this file: it goes through an unexported field of
+// another package.
+func (r *fileRewriter) recvPath(t types.Type, idx []int) (path []string, isPtr, ok bool) {
 	for _, i := range idx[:len(idx)-1] {
 		if p, ok := t.Underlying().(*types.Pointer); ok {
 			t = p.Elem()
 		}
 		st, ok := t.Underlying().(*types.Struct)
 		if !ok {
-			break
+			return nil, false, false
 		}
 		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != r.self() {
+			return nil, false, false
+		}
 		path = append(path, f.Name())
 		t = f.Type()
 	}
-	_, isPtr := t.Underlying().(*types.Pointer)
-	return func() string {
-		s := r.text(x.X)
-		if len(path) > 0 {
-			s += "." + strings.Join(path, ".")
-		}
-		if isPtr {
-			return s
-		}
-		return "&" + s
+	_, isPtr = t.Underlying().(*types.Pointer)
+	return path, isPtr, true
+}
+
+// promoted reports whether the receiver of the method selection x.M can be written in this
+// file (see recvPath); it reports a problem when not.
+func (r *fileRewriter) promoted(x *ast.SelectorExpr, sel *types.Selection) bool {
+	t := r.typeOf(x.X)
+	if sel.Kind() == types.MethodExpr {
+		t = sel.Recv()
 	}
+	if t == nil || !r.pathOK(t, sel.Index()) {
+		r.problem(x.Pos(), "%s is promoted through an unexported field: not instrumented", r.orig(x))
+		return false
+	}
+	return true
+}
+
+func (r *fileRewriter) pathOK(t types.Type, idx []int) bool {
+	_, _, ok := r.recvPath(t, idx)
+	return ok
+}
+
+// self is the package of the file.
+func (r *fileRewriter) self() *types.Package {
+	if r.pkg == nil {
+		for _, o := range r.info.Defs {
+			if o != nil && o.Pkg() != nil {
+				r.pkg = o.Pkg()
+				break
+			}
+		}
+	}
+	return r.pkg
 }
 
 func (r *fileRewriter) args(list []ast.Expr) func() []string {
@@ -1194,8 +1235,17 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	}
 	fn, sel, sx := r.callee(c.Fun)
 	if fn != nil {
+		if ms, promoted := r.isPromotedExpr(sx); promoted {
+			// (*Guarded).Lock(&g): a call of the method expression's function, which
+			// finds the receiver in its argument after the arguments are evaluated.
+			if _, ok := specialOf(fn); ok {
+				r.methodExpr(sx, ms, c.Pos())
+				r.args(c.Args)
+				return
+			}
+		}
 		sp, ok := specialFor(fn, sel)
-		if ok {
+		if ok && (sel == nil || !sp.method || r.promoted(sx, sel)) {
 			r.specialCall(c, sp, sel, sx)
 			return
 		}
@@ -1238,20 +1288,15 @@ func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selec
 	})
 }
 
-// methodValue handles x.M used as a value (not called).
+// methodValue handles x.M used as a value (not called). The method value of a method the
+// engine replaces (wg.Add, mu.TryLock, c.Add of an atomic.Int64, rw.RLocker, l.Lock of a
+// sync.Locker, ...) becomes a function that calls the engine: the receiver is evaluated, and
+// its address taken, once, where the method value is, as Go does.
 func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 	fn, _ := sel.Obj().(*types.Func)
 	if fn != nil {
-		if sp, ok := specialOf(fn); ok && sp.method {
-			sig := fn.Type().(*types.Signature)
-			if sig.Params().Len() == 0 && sig.Results().Len() == 0 && !sp.noPos {
-				recv := r.receiver(x, sel)
-				r.set(x, func() string {
-					return r.eng("Bind") + "(" + recv() + ", " + r.eng(sp.fn) + ", " + r.pos(x.Sel.Pos()) + ")"
-				})
-				return
-			}
-			r.problem(x.Pos(), "method value %s is not instrumented", r.orig(x))
+		if sp, ok := specialOf(fn); ok && sp.method && r.boundSpecial(x, sel, fn, sp) {
+			return
 		}
 		if (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
 			// l.Lock of a sync.Locker: the interface value is evaluated (and a nil one
@@ -1260,7 +1305,8 @@ func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 			sp := specials["sync.Locker."+fn.Name()]
 			l := r.temp("l")
 			r.set(x, func() string {
-				return "func() func() { " + l + " := " + r.text(x.X) + "; _ = " + l + "." + fn.Name() + "; return func() { " + r.eng(sp.fn) + "(" + l + ", " + r.pos(x.Sel.Pos()) + ") } }()"
+				lit := r.engineLit(funcShape{}, func([]string) string { return r.eng(sp.fn) + "(" + l + ", " + r.pos(x.Sel.Pos()) + ")" })
+				return "func() func() { " + l + " := " + r.text(x.X) + "; _ = " + l + "." + fn.Name() + "; return " + lit + " }()" + r.restore(x.End())
 			})
 			return
 		}
@@ -1276,6 +1322,200 @@ func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 		}
 	}
 	r.rv(x.X)
+}
+
+// boundSpecial rewrites the method value x.M of the method fn the engine replaces by sp, and
+// reports whether it did: a method without parameters or results goes through engine.Bind,
+// any other becomes
+//
+//	func() func(P) R { r := &x; return func(a P) R { return engine.F(r, a, pos) } }()
+//
+// (see engineLit for the frame of the inner function).
+func (r *fileRewriter) boundSpecial(x *ast.SelectorExpr, sel *types.Selection, fn *types.Func, sp special) bool {
+	if !r.promoted(x, sel) {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	p := r.pos(x.Sel.Pos())
+	if sig.Params().Len() == 0 && sig.Results().Len() == 0 {
+		recv := r.receiver(x, sel)
+		r.set(x, func() string {
+			return r.eng("Bind") + "(" + recv() + ", " + r.eng(sp.fn) + ", " + p + ")"
+		})
+		return true
+	}
+	sh, ok := r.shape(r.typeOf(x))
+	if !ok {
+		r.problem(x.Pos(), "method value %s is not instrumented: its parameter or result types cannot be named here", r.orig(x))
+		return false
+	}
+	recv := r.receiver(x, sel)
+	rt := r.temp("r")
+	r.set(x, func() string {
+		lit := r.engineLit(sh, func(args []string) string {
+			return r.eng(sp.fn) + "(" + strings.Join(append(append([]string{rt}, args...), p), ", ") + ")"
+		})
+		return "func() " + sh.typ() + " { " + rt + " := " + recv() + "; return " + lit + " }()" + r.restore(x.End())
+	})
+	return true
+}
+
+// methodExpr handles the method expression x = T.M, as a value or called (at p, the position
+// the engine is given). The method expression of a method the engine replaces becomes a
+// function literal that calls the engine with its first argument as the receiver:
+// (*sync.Mutex).Unlock is func(m *sync.Mutex) { engine.Unlock(m, pos) }, (*Guarded).Lock
+// (a promoted method) passes &g.Mutex. It reports whether it did.
+func (r *fileRewriter) methodExpr(x *ast.SelectorExpr, sel *types.Selection, p token.Pos) bool {
+	fn, _ := sel.Obj().(*types.Func)
+	if fn == nil {
+		return false
+	}
+	sp, ok := specialFor(fn, sel)
+	if !ok || !(sp.method || sp.iface) || !r.promoted(x, sel) {
+		return false
+	}
+	sh, ok := r.shape(r.typeOf(x))
+	if !ok || len(sh.params) == 0 {
+		r.problem(x.Pos(), "method expression %s is not instrumented: its parameter or result types cannot be named here", r.orig(x))
+		return false
+	}
+	path, isPtr, _ := r.recvPath(sel.Recv(), sel.Index())
+	pos := r.pos(p)
+	r.set(x, func() string {
+		return r.engineLit(sh, func(args []string) string {
+			recv := args[0]
+			if sp.method {
+				recv = recvText(recv, path, isPtr)
+			}
+			return r.eng(sp.fn) + "(" + strings.Join(append(append([]string{recv}, args[1:]...), pos), ", ") + ")"
+		}) + r.restore(x.End())
+	})
+	return true
+}
+
+// isPromotedExpr reports whether sx is a method expression of a promoted method (whose
+// receiver is not the first argument itself).
+func (r *fileRewriter) isPromotedExpr(sx *ast.SelectorExpr) (*types.Selection, bool) {
+	if sx == nil {
+		return nil, false
+	}
+	sel, ok := r.info.Selections[sx]
+	if !ok || sel.Kind() != types.MethodExpr {
+		return nil, false
+	}
+	return sel, len(sel.Index()) > 1
+}
+
+// A funcShape is the parameter and result types of a function as Go text of this file, with
+// names for its parameters in a literal.
+type funcShape struct {
+	params, results, names []string
+}
+
+// shape is the shape of the function type t; false when t is variadic or a type cannot be
+// named here.
+func (r *fileRewriter) shape(t types.Type) (funcShape, bool) {
+	sig, ok := t.(*types.Signature)
+	if !ok || sig.Variadic() {
+		return funcShape{}, false
+	}
+	var sh funcShape
+	for i := 0; i < sig.Params().Len(); i++ {
+		n, ok := r.typeName(sig.Params().At(i).Type())
+		if !ok {
+			return funcShape{}, false
+		}
+		sh.params = append(sh.params, n)
+		sh.names = append(sh.names, r.temp("a"))
+	}
+	for i := 0; i < sig.Results().Len(); i++ {
+		n, ok := r.typeName(sig.Results().At(i).Type())
+		if !ok {
+			return funcShape{}, false
+		}
+		sh.results = append(sh.results, n)
+	}
+	return sh, true
+}
+
+func (sh funcShape) resultText() string {
+	switch len(sh.results) {
+	case 0:
+		return ""
+	case 1:
+		return " " + sh.results[0]
+	}
+	return " (" + strings.Join(sh.results, ", ") + ")"
+}
+
+// typ is the function type.
+func (sh funcShape) typ() string {
+	return "func(" + strings.Join(sh.params, ", ") + ")" + sh.resultText()
+}
+
+// engineLit is a function literal of the shape sh whose body returns call(its parameters).
+// Go calls a method value or a promoted method expression through a wrapper of its own,
+// whose frame is at <autogenerated>:1; the body of the literal is given that position too,
+// so that a panic in the engine function (wg.Add of a negative counter) is at the call of
+// the value in the stack, not at the line of the method value. The caller restores the
+// position after the text (restore).
+func (r *fileRewriter) engineLit(sh funcShape, call func(args []string) string) string {
+	params := make([]string, len(sh.params))
+	for i, t := range sh.params {
+		params[i] = sh.names[i] + " " + t
+	}
+	ret := ""
+	if len(sh.results) > 0 {
+		ret = "return "
+	}
+	return "func(" + strings.Join(params, ", ") + ")" + sh.resultText() + " { /*line <autogenerated>:1*/ " + ret + call(sh.names) + " }"
+}
+
+// restore is a mark that gives the text after it its position again after a line directive
+// in the rewritten text; p is its position in the original. output replaces the mark by a
+// /*line*/ directive with the line the mark is on (lines match the original's one to one;
+// the text of a select case is moved to the select's line) and p's column when p is on that
+// line. A mark is "\x00column\x00": Go source cannot hold a NUL.
+func (r *fileRewriter) restore(p token.Pos) string {
+	position := r.fset.Position(p)
+	return fmt.Sprintf("\x00%d:%d\x00", position.Line, position.Column)
+}
+
+// restoreLines replaces each mark of restore in out, a rewritten file whose first line is
+// the //line directive of file, by a directive giving the next character its position in
+// file.
+func restoreLines(out, file string) string {
+	if !strings.Contains(out, "\x00") {
+		return out
+	}
+	var sb strings.Builder
+	line, col := 0, 1 // of the next byte written, in file's terms: the header is line 0
+	for {
+		i := strings.IndexByte(out, 0)
+		chunk := out
+		if i >= 0 {
+			chunk = out[:i]
+		}
+		sb.WriteString(chunk)
+		if n := strings.Count(chunk, "\n"); n > 0 {
+			line += n
+			col = len(chunk) - strings.LastIndex(chunk, "\n")
+		} else {
+			col += len(chunk)
+		}
+		if i < 0 {
+			return sb.String()
+		}
+		out = out[i+1:]
+		j := strings.IndexByte(out, 0)
+		var origLine, origCol int
+		fmt.Sscanf(out[:j], "%d:%d", &origLine, &origCol)
+		out = out[j+1:]
+		if origLine == line {
+			col = origCol
+		}
+		sb.WriteString(fmt.Sprintf("/*line %s:%d:%d*/", file, line, col))
+	}
 }
 
 func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
@@ -1844,8 +2084,20 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 	// the new goroutine, with its receiver and arguments evaluated at the go statement.
 	var spec *special
 	var specRecv string
-	if fn != nil && !isFuncLit(fun) {
+	promotedExpr := false
+	if ms, ok := r.isPromotedExpr(sx); ok && fn != nil {
+		if _, ok := specialOf(fn); ok {
+			// go (*Guarded).Lock(&g): the method expression's function.
+			promotedExpr = true
+			r.methodExpr(sx, ms, c.Pos())
+			funText = func() string { return r.text(c.Fun) }
+		}
+	}
+	if fn != nil && !isFuncLit(fun) && !promotedExpr {
 		sp, ok := specialFor(fn, sel)
+		if ok && sel != nil && sp.method && !r.promoted(sx, sel) {
+			ok = false
+		}
 		if ok && c.Ellipsis.IsValid() {
 			r.problem(s.Pos(), "go statement calling %s with ... is not instrumented", fn.FullName())
 			r.rv(c.Fun)
@@ -1874,7 +2126,7 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 		}
 	}
 	switch {
-	case spec != nil:
+	case spec != nil, promotedExpr:
 	case isFuncLit(fun):
 		r.rv(fun)
 		funText = func() string { return r.text(c.Fun) }

@@ -321,8 +321,9 @@ func landmarks(fset *token.FileSet, f *ast.File) []string {
 	}
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
-			// A comment inside a select case that spans lines moves with the case.
-			if !strings.HasPrefix(c.Text, "//line ") && !strings.Contains(c.Text, "select case spans lines") {
+			// A comment inside a select case that spans lines moves with the case. Line
+			// directives are the rewriter's (the header, and the frame of a method value).
+			if !strings.HasPrefix(c.Text, "//line ") && !strings.HasPrefix(c.Text, "/*line ") && !strings.Contains(c.Text, "select case spans lines") {
 				p := fset.Position(c.Pos())
 				out = append(out, "comment "+filepath.Base(p.Filename)+":"+strconv.Itoa(p.Line)+" "+c.Text)
 			}

@@ -38,8 +38,6 @@ func TestProblems(t *testing.T) {
 	wg.Add(1)
 	go wg.Done()
 	wg.Wait()
-	add := wg.Add // problem: method value wg.Add
-	_ = add
 
 	done := make(chan bool)
 	go func(ok bool) { done <- ok }(x == 1)
@@ -64,9 +62,7 @@ func TestProblems(t *testing.T) {
 
 	var mu sync.Mutex
 	(*sync.Mutex).Lock(&mu)
-	unlock := (*sync.Mutex).Unlock // problem: method expression (*sync.Mutex).Unlock
 	mu.Unlock()
-	_ = unlock
 	ro := make(<-chan int) // problem: make of a directional channel type
 	say("directional %v", ro != nil)
 	var send chan<- int = ch

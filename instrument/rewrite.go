@@ -34,6 +34,18 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Pos, p.Msg) }
 // with those spliced in. Replacements never add or remove a line break, so every line of the
 // rewritten file is the line of the original with the same number: compile errors, stack
 // traces and runtime.Caller report the user's own positions.
+//
+// What becomes a call into the engine: go statements; channel operations, select and range
+// over a channel; reads and writes of shared memory and map operations; the functions and
+// methods of sync, sync/atomic, time, context and runtime the engine replaces (specials),
+// called or used as values (wg.Add as a method value, (*sync.Mutex).Unlock as a method
+// expression, time.Sleep as a function value: see methodValue, methodExpr and funcValue); and
+// the top-level functions of math/rand and math/rand/v2 (rand.Intn, rand.Float64,
+// rand.Shuffle, v2's rand.IntN and rand.N, ...), called or used as values, which draw from
+// the execution's own source with a fixed seed instead of the packages' randomly seeded one,
+// so that an execution is a function of its schedule and a replay draws the same values
+// (engine/rand.go); rand.Seed reseeds that source. Methods of a *rand.Rand the code makes
+// itself are left alone: they are deterministic given its seed.
 type fileRewriter struct {
 	fset    *token.FileSet
 	info    *types.Info
@@ -216,18 +228,25 @@ func (r *fileRewriter) output() []byte {
 	}
 	// The rewrite may remove every use of an import of these packages (a file whose only
 	// use of runtime is runtime.Gosched): keep them used.
-	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background"}
+	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background",
+		"math/rand": "Intn", "math/rand/v2": "IntN"}
 	for _, imp := range r.file.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		fn, ok := keep[path]
 		if !ok {
 			continue
 		}
-		name := path[strings.LastIndex(path, "/")+1:]
+		name := ""
 		if imp.Name != nil {
 			name = imp.Name.Name
+		} else if pn, ok := r.info.Implicits[imp].(*types.PkgName); ok {
+			name = pn.Name() // math/rand/v2 is rand
 		}
-		if name != "_" && name != "." {
+		switch name {
+		case "", "_":
+		case ".":
+			fmt.Fprintf(&sb, "\nvar _ = %s\n", fn)
+		default:
 			fmt.Fprintf(&sb, "\nvar _ = %s.%s\n", name, fn)
 		}
 	}
@@ -789,13 +808,17 @@ func (r *fileRewriter) rv(e ast.Expr) {
 	case *ast.Ident:
 		if r.sharedVar(x) {
 			r.set(x, func() string { return r.eng("Load") + "(&" + x.Name + ", " + r.pos(x.Pos()) + ")" })
+		} else if sp, ok := r.specialFunc(x); ok {
+			r.funcValue(x, sp)
 		}
 	case *ast.ParenExpr:
 		r.rv(x.X)
 	case *ast.SelectorExpr:
 		sel, ok := r.info.Selections[x]
 		if !ok {
-			if r.sharedVar(x.Sel) {
+			if sp, ok := r.specialFunc(x); ok {
+				r.funcValue(x, sp)
+			} else if r.sharedVar(x.Sel) {
 				r.set(x, func() string { return r.eng("Load") + "(&" + r.orig(x) + ", " + r.pos(x.Sel.Pos()) + ")" })
 			}
 			return
@@ -815,6 +838,9 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		r.index(x, true)
 	case *ast.IndexListExpr:
 		// A generic instantiation: types only.
+		if sp, ok := r.specialFunc(x); ok {
+			r.funcValue(x, sp)
+		}
 	case *ast.StarExpr:
 		if tv, ok := r.info.Types[x]; ok && tv.IsType() {
 			return
@@ -887,6 +913,9 @@ func (r *fileRewriter) fieldOperand(x *ast.SelectorExpr) {
 
 func (r *fileRewriter) index(x *ast.IndexExpr, value bool) {
 	if r.isInstance(x.X) {
+		if sp, ok := r.specialFunc(x); ok && value {
+			r.funcValue(x, sp) // rand.N[int]
+		}
 		return
 	}
 	switch t := r.under(x.X).(type) {
@@ -1017,6 +1046,12 @@ var specials = map[string]special{
 	"runtime.Gosched":           {fn: "Gosched"},
 }
 
+// randPrefix names the engine functions of the top-level functions of math/rand and
+// math/rand/v2: rand.Intn is engine.RandIntn, v2's rand.IntN engine.RandV2IntN (see
+// engine/rand.go). Their constructors (rand.New, rand.NewPCG, ...) have none, and methods of
+// a *rand.Rand are left alone.
+var randPrefix = map[string]string{"math/rand": "Rand", "math/rand/v2": "RandV2"}
+
 // engineFuncs is the set of exported functions of the engine, read from its source (see
 // source.go); atomic operations are looked up there by name.
 var engineFuncs map[string]bool
@@ -1028,7 +1063,7 @@ func specialOf(fn *types.Func) (special, bool) {
 	}
 	path := fn.Pkg().Path()
 	switch path {
-	case "sync", "sync/atomic", "time", "context", "runtime":
+	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2":
 	default:
 		return special{}, false
 	}
@@ -1039,6 +1074,9 @@ func specialOf(fn *types.Func) (special, bool) {
 		}
 		if path == "sync/atomic" && engineFuncs["Atomic"+fn.Name()] {
 			return special{fn: "Atomic" + fn.Name()}, true
+		}
+		if prefix, ok := randPrefix[path]; ok && engineFuncs[prefix+fn.Name()] {
+			return special{fn: prefix + fn.Name()}, true
 		}
 		return special{}, false
 	}
@@ -1112,8 +1150,93 @@ func (r *fileRewriter) callee(fun ast.Expr) (*types.Func, *types.Selection, *ast
 		}
 		fn, _ := r.info.Uses[f.Sel].(*types.Func)
 		return fn, nil, f
+	case *ast.IndexExpr:
+		return r.funcObj(f.X), nil, nil // an instantiation f[T](args)
+	case *ast.IndexListExpr:
+		return r.funcObj(f.X), nil, nil
 	}
 	return nil, nil, nil
+}
+
+// funcObj is the function e names: an identifier or a qualified identifier, or nil.
+func (r *fileRewriter) funcObj(e ast.Expr) *types.Func {
+	var fn *types.Func
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		fn, _ = r.info.Uses[x].(*types.Func)
+	case *ast.SelectorExpr:
+		if _, ok := r.info.Selections[x]; !ok {
+			fn, _ = r.info.Uses[x.Sel].(*types.Func)
+		}
+	}
+	return fn
+}
+
+// typeArgs is the text of the explicit type arguments of the function fun, "[int]" for
+// rand.N[int]; "" when it has none. An engine function that replaces a generic one has its
+// type parameters in the same order.
+func (r *fileRewriter) typeArgs(fun ast.Expr) string {
+	var list []ast.Expr
+	switch f := unparen(fun).(type) {
+	case *ast.IndexExpr:
+		list = []ast.Expr{f.Index}
+	case *ast.IndexListExpr:
+		list = f.Indices
+	default:
+		return ""
+	}
+	parts := make([]string, len(list))
+	for i, e := range list {
+		parts[i] = r.text(e)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// funcValue rewrites e, a function the engine replaces used as a value (sleep := time.Sleep,
+// f := atomic.AddInt64, draw := rand.Intn, rand.N[int]), to a function literal that calls
+// the engine function, as its call would (see engineLit for its frame).
+func (r *fileRewriter) funcValue(e ast.Expr, sp special) {
+	if sp.method || sp.iface {
+		return
+	}
+	sh, ok := r.shape(r.typeOf(e))
+	if !ok {
+		r.problem(e.Pos(), "function value %s is not instrumented: its parameter or result types cannot be named here", r.orig(e))
+		return
+	}
+	switch x := e.(type) {
+	case *ast.IndexExpr:
+		r.types(x.Index)
+	case *ast.IndexListExpr:
+		for _, t := range x.Indices {
+			r.types(t)
+		}
+	}
+	p := r.pos(e.Pos())
+	r.set(e, func() string {
+		return r.engineLit(sh, func(args []string) string {
+			if !sp.noPos {
+				args = append(args, p)
+			}
+			return r.eng(sp.fn) + r.typeArgs(e) + "(" + strings.Join(args, ", ") + ")"
+		}) + r.restore(e.End())
+	})
+}
+
+// specialFunc returns the engine replacement of the function e names (f, pkg.F, or one of
+// them instantiated) when e is not called.
+func (r *fileRewriter) specialFunc(e ast.Expr) (special, bool) {
+	switch x := e.(type) {
+	case *ast.IndexExpr:
+		e = x.X
+	case *ast.IndexListExpr:
+		e = x.X
+	}
+	fn := r.funcObj(e)
+	if fn == nil {
+		return special{}, false
+	}
+	return specialOf(fn)
 }
 
 // receiver walks the receiver of the method selection x.M and returns the text of the
@@ -1284,7 +1407,7 @@ func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selec
 		if !sp.noPos {
 			parts = append(parts, r.pos(c.Pos()))
 		}
-		return r.eng(sp.fn) + "(" + strings.Join(parts, ", ") + ")"
+		return r.eng(sp.fn) + r.typeArgs(c.Fun) + "(" + strings.Join(parts, ", ") + ")"
 	})
 }
 
@@ -2116,7 +2239,7 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 				}
 				specRecv = hoist("r", recv)
 			}
-			funText = func() string { return r.eng(sp.fn) }
+			funText = func() string { return r.eng(sp.fn) + r.typeArgs(c.Fun) }
 		}
 	}
 	if id, ok := fun.(*ast.Ident); ok && len(c.Args) == 1 {

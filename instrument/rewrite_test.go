@@ -28,7 +28,10 @@ import (
 //     non-preemptive one), as natively: the same values, the same order of events, the same
 //     panics at the same file:line;
 //   - each construct the rewriter leaves alone is reported as a Problem at its file:line, and
-//     nothing else is (the lines marked "// problem: <part of the message>").
+//     nothing else is (the lines marked "// problem: <part of the message>");
+//   - the values a test draws from math/rand (its lines "~ ", which natively differ from run
+//     to run) are the same in two instrumented runs: an execution is a function of its
+//     schedule.
 func TestRewriteConstructs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test module")
@@ -54,6 +57,7 @@ func TestRewriteConstructs(t *testing.T) {
 		t.Fatalf("instrument: want one test binary, got %+v", res.Packages)
 	}
 	instrumented := runInstrumented(ctx, t, res.Packages[0], t.TempDir())
+	again := runInstrumented(ctx, t, res.Packages[0], t.TempDir(), "-test.run=^TestRand")
 
 	t.Run("transcripts", func(t *testing.T) {
 		compareTranscripts(t, native, instrumented)
@@ -64,11 +68,31 @@ func TestRewriteConstructs(t *testing.T) {
 	t.Run("problems", func(t *testing.T) {
 		checkProblems(t, dir, res.Problems)
 	})
+	t.Run("rand", func(t *testing.T) {
+		compareDraws(t, instrumented, again)
+	})
 }
 
-// A run is the transcripts of a go test -v run, by test, and the tests that passed.
+// compareDraws checks that the tests of run b drew the same values (their "~ " lines) as in
+// run a.
+func compareDraws(t *testing.T, a, b run) {
+	n := 0
+	for name, want := range b.draws {
+		n += len(want)
+		if d := diffLines(a.draws[name], want); d != "" {
+			t.Errorf("%s: the values drawn differ between two instrumented runs (-first +second):\n%s", name, d)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no test drew values (printed \"~ \" lines):\n%s", b.output)
+	}
+}
+
+// A run is the transcripts of a go test -v run, by test, and the tests that passed; draws
+// are the lines of values drawn from math/rand ("~ "), by test.
 type run struct {
 	transcripts map[string][]string
+	draws       map[string][]string
 	passed      map[string]bool
 	output      string
 }
@@ -80,7 +104,7 @@ var (
 
 // parseRun splits the output of go test -v into the lines each test printed with "> ".
 func parseRun(out []byte) run {
-	r := run{transcripts: map[string][]string{}, passed: map[string]bool{}, output: string(out)}
+	r := run{transcripts: map[string][]string{}, draws: map[string][]string{}, passed: map[string]bool{}, output: string(out)}
 	cur := ""
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -100,6 +124,9 @@ func parseRun(out []byte) run {
 		if strings.HasPrefix(line, "> ") {
 			r.transcripts[cur] = append(r.transcripts[cur], line)
 		}
+		if strings.HasPrefix(line, "~ ") {
+			r.draws[cur] = append(r.draws[cur], line)
+		}
 	}
 	return r
 }
@@ -118,9 +145,9 @@ func runNative(ctx context.Context, t *testing.T, dir string) run {
 	return parseRun(out)
 }
 
-func runInstrumented(ctx context.Context, t *testing.T, pkg *Package, schedules string) run {
+func runInstrumented(ctx context.Context, t *testing.T, pkg *Package, schedules string, args ...string) run {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, pkg.Binary, "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(ctx, pkg.Binary, append([]string{"-test.v", "-test.count=1"}, args...)...)
 	cmd.Dir = pkg.Dir
 	cmd.Env = append(os.Environ(),
 		"INTERLEAVE_STRATEGY=dfs", // its first schedule is the non-preemptive round robin

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // runAll calls each of fs: a method value passed as an argument.
@@ -239,4 +240,31 @@ func TestAtomicMethodValues(t *testing.T) {
 	var np *atomic.Int64
 	nilAdd := np.Add
 	try("nil receiver", func() { nilAdd(1) })
+}
+
+func TestFuncValues(t *testing.T) {
+	// Function values of sync/atomic, time and sync functions call the engine as their calls
+	// do: here the virtual clock orders the sleeps.
+	sleep, add := time.Sleep, atomic.AddInt64
+	var total int64
+	order := make(chan string, 3)
+	var wg sync.WaitGroup
+	for _, d := range []int{60, 1, 30} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sleep(time.Duration(d) * time.Millisecond)
+			add(&total, int64(d))
+			order <- "slept " + time.Duration(d*int(time.Millisecond)).String()
+		}()
+	}
+	wg.Wait()
+	close(order)
+	for s := range order {
+		say("%s", s)
+	}
+	once := sync.OnceValue[int]
+	calls := 0
+	get := once(func() int { calls++; return 5 })
+	say("total %d once %d %d calls %d", total, get(), get(), calls)
 }

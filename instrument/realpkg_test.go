@@ -20,10 +20,8 @@ import (
 // the module proxy. Each lists the tests run; the tests left out cannot run under a controlled
 // scheduler, for the reason given.
 var realPkgs = []struct {
-	name  string // of the subtest; the package's last element when empty
 	path  string
 	tests []string
-	flags []string
 }{
 	{
 		path:  "golang.org/x/sync/errgroup",
@@ -33,30 +31,21 @@ var realPkgs = []struct {
 		path: "golang.org/x/sync/semaphore",
 		tests: []string{"TestWeightedPanic", "TestWeightedNegativeSizePanic", "TestWeightedZeroSize",
 			"TestWeightedNegativeWeightPanic", "TestWeightedTryAcquire", "TestWeightedAcquire",
-			"TestWeightedDoesntBlockIfTooBig", "TestLargeAcquireDoesntStarve", "TestAllocCancelDoesntStarve"},
-		// Left out: TestWeightedAcquireCanceled. Its goroutine busy-waits without yielding
-		// (for sem.TryAcquire(1) { sem.Release(1) }) until the test goroutine blocks in
-		// Acquire; the Go runtime preempts the spinner, but the controlled scheduler is not
-		// fair: a schedule that keeps the spinner running never ends (reported as a livelock
-		// at any step bound).
+			"TestWeightedDoesntBlockIfTooBig", "TestLargeAcquireDoesntStarve", "TestAllocCancelDoesntStarve",
+			// Its goroutine busy-waits without yielding (for sem.TryAcquire(1) {
+			// sem.Release(1) }) until the test goroutine blocks in Acquire: it ends only
+			// because the engine is fair (engine/fair.go), as Go's scheduler is.
+			"TestWeightedAcquireCanceled",
+			// 10,000 acquire/sleep/release rounds whose sleeps last rand.Int63n(1ms): the
+			// values come from the execution's own source (engine/rand.go), so the test is a
+			// function of its schedule, and the portfolio's idb member can replay prefixes.
+			"TestWeighted"},
 	},
 	{
-		// TestWeighted hammers the semaphore with 10,000 acquire/sleep/release rounds: about
-		// 130,000 steps, above the default step bound (100,000), which would report a
-		// livelock. Its sleeps last rand.Int63n(1ms) (math/rand, seeded at random): the test
-		// is not deterministic, which the portfolio's systematic member (idb) reports as a
-		// tool error when it replays a prefix. It runs with PCT, which does not replay.
-		name:  "semaphore/TestWeighted",
-		path:  "golang.org/x/sync/semaphore",
-		tests: []string{"TestWeighted"},
-		flags: []string{"-max-steps", "2000000", "-strategy", "pct"},
-	},
-	{
-		path:  "golang.org/x/sync/singleflight",
-		tests: []string{"TestDo", "TestDoErr", "TestDoDupSuppress", "TestForget", "TestDoChan", "TestPanicDo", "TestGoexitDo"},
-		// Left out: TestPanicErrorUnwrap calls t.Parallel in its subtests, which the engine
-		// does not support (engine/subtest.go fails the subtest). TestPanicDoChan and
-		// TestPanicDoSharedByDoChan run the test binary again in a subprocess and expect it to
+		path: "golang.org/x/sync/singleflight",
+		tests: []string{"TestDo", "TestDoErr", "TestDoDupSuppress", "TestForget", "TestDoChan", "TestPanicDo", "TestGoexitDo",
+			"TestPanicErrorUnwrap"}, // parallel subtests (engine/subtest.go)
+		// Left out: TestPanicDoChan and TestPanicDoSharedByDoChan run the test binary again in a subprocess and expect it to
 		// crash from a "go panic(e)" in singleflight.go: the child process is outside the
 		// controlled execution (it inherits the INTERLEAVE_* settings and runs its own
 		// exploration), and a go statement calling a builtin is not instrumented.
@@ -66,7 +55,8 @@ var realPkgs = []struct {
 // TestRealPackages runs the tests of golang.org/x/sync/{errgroup,semaphore,singleflight}
 // instrumented (interleave test -instrument golang.org/x/sync) with the default strategy, and
 // checks that every one passes all its schedules: code that is not ours builds, runs and
-// reports no false bug. INTERLEAVE_REALPKG_SCHEDULES sets the schedules per test (default
+// reports no false bug. Once the module is in the module cache, interleave runs with
+// GOPROXY=off: it needs no network. INTERLEAVE_REALPKG_SCHEDULES sets the schedules per test (default
 // 1000: about 45s on two cores, most of it errgroup's TestGoLimit, 1,025 goroutines a schedule).
 func TestRealPackages(t *testing.T) {
 	if testing.Short() {
@@ -101,19 +91,14 @@ func TestRealPackages(t *testing.T) {
 	}
 
 	for _, pkg := range realPkgs {
-		name := pkg.name
-		if name == "" {
-			name = filepath.Base(pkg.path)
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(filepath.Base(pkg.path), func(t *testing.T) {
 			args := []string{"test", "-json", "-instrument", "golang.org/x/sync",
 				"-schedules", strconv.Itoa(schedules),
 				"-run", "^(" + strings.Join(pkg.tests, "|") + ")$"}
-			args = append(args, pkg.flags...)
 			args = append(args, pkg.path)
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = modDir
-			cmd.Env = append(os.Environ(), "GOWORK=off")
+			cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()
@@ -166,6 +151,9 @@ func TestRealPackages(t *testing.T) {
 				// interleavings.
 				if e.Schedules <= 0 || e.Schedules > schedules || e.Buggy != 0 {
 					t.Errorf("%s: %s ran %d schedules (%d buggy), want 1 to %d and none buggy", pkg.path, name, e.Schedules, e.Buggy, schedules)
+				}
+				if e.Elapsed > 0 {
+					t.Logf("%s: %d schedules in %.3fs (%.0f schedules/s)", name, e.Schedules, e.Elapsed, float64(e.Schedules)/e.Elapsed)
 				}
 				total += e.Elapsed
 				ran += e.Schedules

@@ -1869,11 +1869,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, simple bool) {
 				r.rv(e)
 			}
 		}
-		for _, l := range s.Lhs {
-			if id, ok := l.(*ast.Ident); ok && r.info.Defs[id] == nil && r.sharedVar(id) {
-				r.problem(id.Pos(), "assignment to shared variable %s in := is not instrumented", id.Name)
-			}
-		}
+		r.redeclare(s, simple)
 		return
 	}
 	if s.Tok != token.ASSIGN {
@@ -1905,6 +1901,109 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, simple bool) {
 		return
 	}
 	r.multiAssign(s, simple)
+}
+
+// redeclare rewrites a short variable declaration that assigns a shared variable it does not
+// declare (a, b := 2, 3 where a is declared before and captured): a temporary takes a's place
+// in the declaration, and a Store of it to a follows the statement. The declared variables
+// are new: no other goroutine sees them assigned before a. A right side that takes its type
+// from a (see contextTyped) is converted to a's type, as the assignment would.
+func (r *fileRewriter) redeclare(s *ast.AssignStmt, simple bool) {
+	type store struct {
+		id    *ast.Ident
+		tmp   string
+		vtype types.Type
+	}
+	var stores []store
+	for i, l := range s.Lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok || r.info.Defs[id] != nil || !r.sharedVar(id) {
+			continue
+		}
+		if simple {
+			// Unreachable: the := of an if, for or switch declares all its variables.
+			r.problem(id.Pos(), "assignment to shared variable %s in := is not instrumented", id.Name)
+			continue
+		}
+		target := r.typeOf(id)
+		var vt types.Type
+		if len(s.Rhs) == len(s.Lhs) {
+			rhs := s.Rhs[i]
+			vt = r.typeOf(rhs)
+			if r.contextTyped(rhs) {
+				name, ok := r.typeName(target)
+				if !ok {
+					r.problem(id.Pos(), "assignment to shared variable %s in := is not instrumented: its type cannot be named here", id.Name)
+					continue
+				}
+				r.wrap(rhs, func(t string) string { return "(" + name + ")(" + t + ")" })
+				vt = target
+			}
+		} else if tu, ok := r.typeOf(s.Rhs[0]).(*types.Tuple); ok && i < tu.Len() {
+			vt = tu.At(i).Type()
+		}
+		tmp := r.temp("v")
+		r.set(id, func() string { return tmp })
+		stores = append(stores, store{id, tmp, vt})
+	}
+	if len(stores) == 0 {
+		return
+	}
+	r.addEdit(s.End(), s.End(), func() string {
+		out := ""
+		for _, st := range stores {
+			out += "; " + r.eng("Store") + "(&" + st.id.Name + ", " + r.conv(st.tmp, st.vtype, r.typeOf(st.id)) + ", " + r.pos(st.id.Pos()) + ")"
+		}
+		return out
+	})
+}
+
+// contextTyped reports whether e may be an expression whose type comes from its context: an
+// untyped constant or nil, a comparison, a shift of an untyped constant, or an operation on
+// such. go/types records the type the context gives it; in a new variable of its own it would
+// have its default type instead (n, s := 1<<40, "" where n is an int64 declared before).
+func (r *fileRewriter) contextTyped(e ast.Expr) bool {
+	if r.isConst(e) || r.isNil(e) || r.isUntyped(e) {
+		return true
+	}
+	switch x := unparen(e).(type) {
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return true
+		case token.SHL, token.SHR:
+			return r.contextTyped(x.X)
+		}
+		return r.contextTyped(x.X) && r.contextTyped(x.Y)
+	case *ast.UnaryExpr:
+		return x.Op != token.ARROW && x.Op != token.AND && r.contextTyped(x.X)
+	}
+	return false
+}
+
+// assignText is the statement that assigns v, the text of a value of type vt, to the
+// location l (walked with addr): a MapStore to a map index, a Store to shared memory, a plain
+// assignment otherwise; lhs is the text of l.
+func (r *fileRewriter) assignText(l ast.Expr, lhs func() string, v string, vt types.Type) string {
+	if ix, ok := r.isMapIndex(l); ok {
+		return r.eng("MapStore") + "(" + r.text(ix.X) + ", " + r.conv(r.text(ix.Index), r.typeOf(ix.Index), r.keyType(ix.X)) + ", " + r.conv(v, vt, r.elemType(ix.X)) + ", " + r.pos(ix.Lbrack) + ")"
+	}
+	if r.isShared(l) {
+		return r.eng("Store") + "(&" + lhs() + ", " + r.conv(v, vt, r.typeOf(l)) + ", " + r.pos(l.Pos()) + ")"
+	}
+	return lhs() + " = " + v
+}
+
+// replaceBy makes e's text name, and returns the function of e's own rewritten text.
+func (r *fileRewriter) replaceBy(e ast.Expr, name string) func() string {
+	prev := r.repl[e]
+	r.set(e, func() string { return name })
+	return func() string {
+		if prev != nil {
+			return prev()
+		}
+		return r.inner(e)
+	}
 }
 
 // single rewrites lhs = rhs.
@@ -1954,8 +2053,8 @@ func (r *fileRewriter) single(s *ast.AssignStmt, lhs, rhs ast.Expr, simple bool)
 	})
 }
 
-// hoistCalls moves the operands with calls of the location lhs (a slice or array pointer and
-// its index, the pointer of a field or indirection) into temporaries, and returns the
+// hoistCalls moves the operands with calls of the location lhs (a slice, map or array pointer
+// and its index, the pointer of a field or indirection) into temporaries, and returns the
 // declarations of the temporaries, in order. An operand it cannot move is reported.
 func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
 	if !r.hasEffects(lhs) {
@@ -1980,7 +2079,7 @@ func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
 	switch x := unparen(lhs).(type) {
 	case *ast.IndexExpr:
 		switch t := r.under(x.X).(type) {
-		case *types.Slice:
+		case *types.Slice, *types.Map:
 			hoist(x.X)
 		case *types.Pointer:
 			if _, ok := t.Elem().Underlying().(*types.Array); !ok {
@@ -2014,7 +2113,8 @@ func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
 
 // opAssign rewrites lhs op= rhs and lhs++ / lhs-- (rhs nil). The location is computed once,
 // as Go does, and a right side with calls is evaluated first (as gc does: x += f() reads x
-// after f returns).
+// after f returns), after the calls of the location's operands (m[key()] += f() calls key
+// first: they go into temporaries).
 func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Expr, simple bool) {
 	v := ""
 	if rhs != nil && r.hasEffects(rhs) && !r.isUntyped(rhs) {
@@ -2029,10 +2129,11 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 		}
 		return "(" + r.text(rhs) + ")"
 	}
-	block := func(body string) string {
+	block := func(pre, body string) string {
 		if v != "" {
 			body = v + " := " + r.text(rhs) + "; " + body
 		}
+		body = pre + body
 		if simple {
 			return "func() { " + body + " }()"
 		}
@@ -2044,10 +2145,11 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 	if ix, ok := r.isMapIndex(lhs); ok {
 		r.rv(ix.X)
 		r.rv(ix.Index)
-		if r.hasEffects(ix.X) || r.hasEffects(ix.Index) || r.hasNewline(ix) {
-			r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (its operands have calls)", r.orig(lhs))
+		if r.hasNewline(ix) {
+			r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (it spans lines)", r.orig(lhs))
 			return
 		}
+		calls := r.hasEffects(ix.X) || r.hasEffects(ix.Index)
 		p := r.pos(ix.Lbrack)
 		m := r.temp("m")
 		k := r.temp("k")
@@ -2060,7 +2162,11 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 				head += k + " := " + key + "; "
 				key = k
 			}
-			return block(head + r.eng("MapStore") + "(" + m + ", " + key + ", " + r.eng("MapLoad") + "(" + m + ", " + key + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")")
+			store := r.eng("MapStore") + "(" + m + ", " + key + ", " + r.eng("MapLoad") + "(" + m + ", " + key + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")"
+			if calls {
+				return block(head, store)
+			}
+			return block("", head+store)
 		})
 		return
 	}
@@ -2068,25 +2174,32 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 	if !r.isShared(lhs) {
 		return
 	}
-	if r.hasEffects(lhs) || r.hasNewline(lhs) {
-		r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (its operands have calls)", r.orig(lhs))
+	if r.hasNewline(lhs) {
+		r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (it spans lines)", r.orig(lhs))
 		return
 	}
+	hoists := r.hoistCalls(lhs)
 	p := r.pos(lhs.Pos())
 	a := r.temp("p")
 	r.set(s, func() string {
-		return block(a + " := &" + r.text(lhs) + "; " + r.eng("Store") + "(" + a + ", " + r.eng("Load") + "(" + a + ", " + p + ") " + op + " " + rhsText() + ", " + p + ")")
+		pre := ""
+		for _, h := range hoists {
+			pre += h()
+		}
+		return block(pre, a+" := &"+r.text(lhs)+"; "+r.eng("Store")+"("+a+", "+r.eng("Load")+"("+a+", "+p+") "+op+" "+rhsText()+", "+p+")")
 	})
 }
 
-// multiAssign rewrites a tuple assignment with a shared or map left side: the right sides
-// into temporaries, then the stores from left to right, as Go's two phases do.
+// multiAssign rewrites a tuple assignment with a shared or map left side: the calls of the
+// left side's operands and the right sides into temporaries, then the stores from left to
+// right, as Go's two phases do. In the init or post statement of a for, if or switch, the
+// block is a function literal called in place.
 func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 	bad := ""
 	assigned := map[types.Object]bool{}
 	for _, l := range s.Lhs {
-		if r.hasEffects(l) {
-			bad = "its left side has calls"
+		if r.hasEffects(l) && r.hasNewline(l) {
+			bad = "a left side with calls spans lines"
 		}
 		ast.Inspect(l, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok && n != l && assigned[r.info.Uses[id]] {
@@ -2098,13 +2211,24 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 			assigned[r.info.Uses[id]] = true
 		}
 	}
-	for _, e := range s.Rhs {
-		if !r.isConst(e) && !r.isNil(e) && r.isUntyped(e) {
-			bad = "a right side is untyped"
+	// A right side that takes its type from its left side is converted to it in its
+	// temporary.
+	convs := make([]string, len(s.Rhs))
+	if len(s.Rhs) == len(s.Lhs) {
+		for i, e := range s.Rhs {
+			if r.isConst(e) || r.isNil(e) || isBlank(s.Lhs[i]) || !r.contextTyped(e) {
+				continue
+			}
+			t := r.typeOf(s.Lhs[i])
+			if ix, ok := r.isMapIndex(s.Lhs[i]); ok {
+				t = r.elemType(ix.X)
+			}
+			name, ok := r.typeName(t)
+			if !ok {
+				bad = "a right side is untyped"
+			}
+			convs[i] = name
 		}
-	}
-	if simple {
-		bad = "it is the init or post statement of a control statement"
 	}
 	for _, l := range s.Lhs {
 		if ix, ok := r.isMapIndex(l); ok {
@@ -2125,6 +2249,10 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 		r.problem(s.Pos(), "assignment is not instrumented: %s", bad)
 		return
 	}
+	var hoists []func() string
+	for _, l := range s.Lhs {
+		hoists = append(hoists, r.hoistCalls(l)...)
+	}
 	names := make([]string, len(s.Lhs))
 	for i, l := range s.Lhs {
 		if isBlank(l) {
@@ -2135,7 +2263,14 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 	}
 	r.set(s, func() string {
 		var sb strings.Builder
-		sb.WriteString("{ ")
+		if simple {
+			sb.WriteString("func() { ")
+		} else {
+			sb.WriteString("{ ")
+		}
+		for _, h := range hoists {
+			sb.WriteString(h())
+		}
 		values := make([]string, len(s.Lhs))
 		vtypes := make([]types.Type, len(s.Lhs)) // the values' types, for conv
 		if len(s.Rhs) == 1 {
@@ -2164,12 +2299,22 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 				} else {
 					tnames = append(tnames, names[i])
 				}
-				tvals = append(tvals, r.text(e))
+				if convs[i] != "" {
+					tvals = append(tvals, "("+convs[i]+")("+r.text(e)+")")
+				} else {
+					tvals = append(tvals, r.text(e))
+				}
 				values[i] = names[i]
 			}
 		}
 		if len(tnames) > 0 {
-			sb.WriteString(strings.Join(tnames, ", ") + " := " + strings.Join(tvals, ", ") + "; ")
+			tok := " = " // all blank: nothing to declare
+			for _, n := range tnames {
+				if n != "_" {
+					tok = " := "
+				}
+			}
+			sb.WriteString(strings.Join(tnames, ", ") + tok + strings.Join(tvals, ", ") + "; ")
 		}
 		for i, l := range s.Lhs {
 			if isBlank(l) {
@@ -2184,6 +2329,9 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 			}
 		}
 		sb.WriteString("}")
+		if simple {
+			sb.WriteString("()")
+		}
 		return sb.String()
 	})
 }
@@ -2342,11 +2490,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 		r.rv(s.X)
 		if s.Tok == token.ASSIGN && s.Key != nil {
 			r.addr(s.Key)
-			if r.isShared(s.Key) {
-				r.problem(s.Key.Pos(), "assignment by range to a shared variable is not instrumented")
-			}
 		}
 		c, ok := r.temp("c"), r.temp("ok")
+		elem := r.elemType(s.X)
 		p := r.pos(s.For)
 		r.addEdit(s.For, s.Body.Lbrace+1, func() string {
 			recv := r.eng("Recv2") + "(" + c + ", " + p + ")"
@@ -2358,7 +2504,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 				return head + r.text(s.Key) + ", " + ok + " := " + recv + "; if !" + ok + " { break }; "
 			default:
 				v := c + "v"
-				return head + v + ", " + ok + " := " + recv + "; if !" + ok + " { break }; " + r.text(s.Key) + " = " + v + "; "
+				return head + v + ", " + ok + " := " + recv + "; if !" + ok + " { break }; " + r.assignText(s.Key, func() string { return r.text(s.Key) }, v, elem) + "; "
 			}
 		})
 		r.stmts(s.Body.List)
@@ -2372,16 +2518,107 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 
 	}
 	if s.Tok == token.ASSIGN {
-		for _, e := range []ast.Expr{s.Key, s.Value} {
-			if e != nil && !isBlank(e) {
-				r.addr(e)
-				if r.isShared(e) {
-					r.problem(e.Pos(), "assignment by range to a shared variable is not instrumented")
-				}
+		r.rangeAssign(s)
+	}
+	r.stmts(s.Body.List)
+}
+
+// rangeAssign rewrites the assignments of a range clause with = (not over a channel) when
+// one of them is to shared memory or a map: for k, v = range x { becomes
+// for t1, t2 := range x { Store(&k, t1); v = t2; where the assignments of each iteration
+// are made, from left to right, before its body.
+func (r *fileRewriter) rangeAssign(s *ast.RangeStmt) {
+	lhs := []ast.Expr{s.Key, s.Value}
+	instrumented := false
+	for _, e := range lhs {
+		if e != nil && !isBlank(e) {
+			r.addr(e)
+			if _, m := r.isMapIndex(e); m || r.isShared(e) {
+				instrumented = true
 			}
 		}
 	}
-	r.stmts(s.Body.List)
+	if !instrumented {
+		return
+	}
+	kt, vt, ok := r.rangeTypes(s.X)
+	if ok && r.isConst(s.X) && s.Key != nil && !isBlank(s.Key) {
+		// range n with n constant: the iteration values have the type of the variable
+		// (the temporary would have n's default type).
+		name, named := r.typeName(r.typeOf(s.Key))
+		ok = named
+		kt = r.typeOf(s.Key)
+		if named {
+			r.wrap(s.X, func(t string) string { return "(" + name + ")(" + t + ")" })
+		}
+	}
+	if !ok {
+		for _, e := range lhs {
+			if e != nil && !isBlank(e) && r.isShared(e) {
+				r.problem(e.Pos(), "assignment by range to a shared variable is not instrumented")
+			}
+		}
+		return
+	}
+	ts := []types.Type{kt, vt}
+	var assigns []func() string
+	for i, e := range lhs {
+		if e == nil || isBlank(e) {
+			continue
+		}
+		t, typ := r.temp("v"), ts[i]
+		text := r.replaceBy(e, t)
+		assigns = append(assigns, func() string { return r.assignText(e, text, t, typ) + "; " })
+	}
+	r.addEdit(s.TokPos, s.TokPos+1, func() string { return ":=" })
+	r.addEdit(s.Body.Lbrace+1, s.Body.Lbrace+1, func() string {
+		out := " "
+		for _, a := range assigns {
+			out += a()
+		}
+		return out
+	})
+}
+
+// rangeTypes are the types of the iteration values of a range over x; false when they are
+// not known (a type parameter).
+func (r *fileRewriter) rangeTypes(x ast.Expr) (key, value types.Type, ok bool) {
+	intType := types.Typ[types.Int]
+	switch t := r.under(x).(type) {
+	case *types.Basic:
+		if t.Info()&types.IsString != 0 {
+			return intType, types.Universe.Lookup("rune").Type(), true
+		}
+		if t.Info()&types.IsUntyped != 0 {
+			return intType, nil, true // range n: n has the default type
+		}
+		return r.typeOf(x), nil, true
+	case *types.Slice:
+		return intType, t.Elem(), true
+	case *types.Array:
+		return intType, t.Elem(), true
+	case *types.Pointer:
+		if a, ok := t.Elem().Underlying().(*types.Array); ok {
+			return intType, a.Elem(), true
+		}
+	case *types.Map:
+		return t.Key(), t.Elem(), true
+	case *types.Signature:
+		if t.Params().Len() != 1 {
+			break
+		}
+		if yield, ok := t.Params().At(0).Type().Underlying().(*types.Signature); ok {
+			ps := yield.Params()
+			if ps.Len() > 0 {
+				key = ps.At(0).Type()
+			}
+			if ps.Len() > 1 {
+				value = ps.At(1).Type()
+			}
+			return key, value, true
+		}
+	}
+	return nil, nil, false
 }
 
 // selectStmt rewrites select into engine.Select and a switch on the case it took.
@@ -2427,16 +2664,23 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 					return " " + r.text(comm.Lhs[0]) + " := " + name + ".Value();"
 				}
 			} else {
+				// The left sides are evaluated and assigned, from left to right, when the
+				// case is taken.
 				for _, l := range comm.Lhs {
 					r.addr(l)
-					if !isBlank(l) && r.isShared(l) {
-						r.problem(l.Pos(), "assignment by a select case to a shared variable is not instrumented")
-					}
 				}
+				elem := r.elemType(u.X)
 				ci.assign = func() string {
-					out := " " + r.text(comm.Lhs[0]) + " = " + name + ".Value();"
-					if len(comm.Lhs) == 2 {
-						out += " " + r.text(comm.Lhs[1]) + " = " + name + ".OK();"
+					out := ""
+					for i, l := range comm.Lhs {
+						if isBlank(l) {
+							continue
+						}
+						v, vt := name+".Value()", elem
+						if i == 1 {
+							v, vt = name+".OK()", types.Typ[types.Bool]
+						}
+						out += " " + r.assignText(l, func() string { return r.text(l) }, v, vt) + ";"
 					}
 					return out
 				}

@@ -2060,9 +2060,14 @@ func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
 	if !r.hasEffects(lhs) {
 		return nil
 	}
+	return r.hoistOperands(lhs, r.hasEffects)
+}
+
+// hoistOperands is hoistCalls for the operands for which need is true.
+func (r *fileRewriter) hoistOperands(lhs ast.Expr, need func(ast.Node) bool) []func() string {
 	var out []func() string
 	hoist := func(e ast.Expr) {
-		if !r.hasEffects(e) {
+		if r.isConst(e) || !need(e) {
 			return
 		}
 		name := r.temp("l")
@@ -2087,23 +2092,24 @@ func (r *fileRewriter) hoistCalls(lhs ast.Expr) []func() string {
 			}
 			hoist(x.X)
 		default:
-			out = append(out, r.hoistCalls(x.X)...) // an array: its location
+			out = append(out, r.hoistOperands(x.X, need)...) // an array: its location
 		}
 		if !r.isUntyped(x.Index) {
 			hoist(x.Index)
 		} else {
-			bad = bad || r.hasEffects(x.Index)
+			bad = bad || (!r.isConst(x.Index) && need(x.Index))
 		}
 	case *ast.SelectorExpr:
 		if _, ok := r.under(x.X).(*types.Pointer); ok {
 			hoist(x.X)
 		} else {
-			out = append(out, r.hoistCalls(x.X)...) // a struct: its location
+			out = append(out, r.hoistOperands(x.X, need)...) // a struct: its location
 		}
 	case *ast.StarExpr:
 		hoist(x.X)
+	case *ast.Ident:
 	default:
-		bad = true
+		bad = need(lhs)
 	}
 	if bad {
 		r.problem(lhs.Pos(), "the calls of %s are made after the right side's", r.orig(lhs))
@@ -2146,7 +2152,7 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 		r.rv(ix.X)
 		r.rv(ix.Index)
 		if r.hasNewline(ix) {
-			r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (it spans lines)", r.orig(lhs))
+			r.problem(lhs.Pos(), "compound assignment to a location that spans lines is not instrumented")
 			return
 		}
 		calls := r.hasEffects(ix.X) || r.hasEffects(ix.Index)
@@ -2175,7 +2181,7 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 		return
 	}
 	if r.hasNewline(lhs) {
-		r.problem(lhs.Pos(), "compound assignment to %s is not instrumented (it spans lines)", r.orig(lhs))
+		r.problem(lhs.Pos(), "compound assignment to a location that spans lines is not instrumented")
 		return
 	}
 	hoists := r.hoistCalls(lhs)
@@ -2196,19 +2202,29 @@ func (r *fileRewriter) opAssign(s ast.Stmt, lhs ast.Expr, op string, rhs ast.Exp
 // block is a function literal called in place.
 func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 	bad := ""
+	// The operands of the left side's index expressions and indirections are evaluated
+	// before any assignment (Go's first phase): those with calls or that read a variable
+	// the statement assigns (i, s[i] = 1, 2) go into temporaries first.
 	assigned := map[types.Object]bool{}
 	for _, l := range s.Lhs {
-		if r.hasEffects(l) && r.hasNewline(l) {
-			bad = "a left side with calls spans lines"
-		}
-		ast.Inspect(l, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && n != l && assigned[r.info.Uses[id]] {
-				bad = "a left side depends on a variable assigned before it"
-			}
-			return true
-		})
-		if id, ok := unparen(l).(*ast.Ident); ok {
+		if id, ok := unparen(l).(*ast.Ident); ok && r.info.Uses[id] != nil {
 			assigned[r.info.Uses[id]] = true
+		}
+	}
+	need := func(e ast.Node) bool {
+		found := r.hasEffects(e)
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && assigned[r.info.Uses[id]] {
+				found = true
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !found && !lit
+		})
+		return found
+	}
+	for _, l := range s.Lhs {
+		if _, ok := unparen(l).(*ast.Ident); !ok && need(l) && r.hasNewline(l) {
+			bad = "a left side whose operands are evaluated first spans lines"
 		}
 	}
 	// A right side that takes its type from its left side is converted to it in its
@@ -2251,7 +2267,7 @@ func (r *fileRewriter) multiAssign(s *ast.AssignStmt, simple bool) {
 	}
 	var hoists []func() string
 	for _, l := range s.Lhs {
-		hoists = append(hoists, r.hoistCalls(l)...)
+		hoists = append(hoists, r.hoistOperands(l, need)...)
 	}
 	names := make([]string, len(s.Lhs))
 	for i, l := range s.Lhs {

@@ -88,6 +88,26 @@ func TestTupleAssignCalls(t *testing.T) {
 	say("after panic %d %d", x, y)
 	_, x = val(4), val(5)
 	say("blank %d", x)
+
+	// The left side's index operands are evaluated before any assignment.
+	i := 0
+	bump := func() { i++ }
+	bump()
+	i, s[i] = 0, 5
+	say("index before assignment %d %v", i, s)
+	s2, old := []int{0, 0}, s
+	s, s[0], x = s2, 9, i
+	say("slice before assignment %v %v %d", s, old, x)
+	type node struct{ v int }
+	p := &node{1}
+	keep := p
+	getP := func() *node { return p }
+	p, p.v = &node{2}, 3
+	say("pointer before assignment %d %d", keep.v, getP().v)
+	arr := [2]int{}
+	getArr := func() [2]int { return arr }
+	arr, arr[i] = [2]int{7, 7}, 8
+	say("array location %v", getArr())
 }
 
 func TestForAssign(t *testing.T) {

@@ -31,14 +31,10 @@ func TestProblems(t *testing.T) {
 	var send chan<- int = ch
 	say("send-only len %d", len(send)) // problem: len of a send-only channel
 	sl := []int{1, 2}
-	i := 0
-	bump := func() { i++ }
-	bump()
-	i, sl[i] = 0, 5 // problem: a left side depends on a variable assigned before it
 	mm := map[int]int{}
-	mm[len( // problem: compound assignment to mm[len(
+	mm[len( // problem: compound assignment to a location that spans lines
 		sl)] += 1
-	say("dependent %d %v %v %d", i, sl, mm, rangeGeneric(sl))
+	say("spans lines %v %d", mm, rangeGeneric(sl))
 	c3 := make(chan int, 1)
 	c3 <- 1
 	select {

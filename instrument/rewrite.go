@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 	"sort"
 	"strconv"
 	"strings"
@@ -2498,8 +2499,11 @@ func isFuncLit(e ast.Expr) bool {
 	return ok
 }
 
-// rangeStmt rewrites a range over a channel into receives, and marks a range over a map as
-// a read of the map.
+// rangeStmt rewrites a range over a channel into receives, and a range over a map into a
+// range over engine.MapRange, which produces the entries in an order that is the same in every
+// execution (Go randomizes it) and reads the map at each one. MapRange is an iterator
+// function, which a file may range over from Go 1.23 on: in a file of an older language
+// version the range keeps Go's order and is only marked as a read of the map.
 func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 	switch r.under(s.X).(type) {
 	case *types.Chan:
@@ -2528,7 +2532,11 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 	case *types.Map:
 		r.rv(s.X)
 		x := s.X
-		r.wrap(x, func(t string) string { return r.eng("MapRead") + "(" + t + ", " + r.pos(x.Pos()) + ")" })
+		fn := "MapRange"
+		if v := r.info.FileVersions[r.file]; v == "" || version.Compare(v, "go1.23") < 0 {
+			fn = "MapRead"
+		}
+		r.wrap(x, func(t string) string { return r.eng(fn) + "(" + t + ", " + r.pos(x.Pos()) + ")" })
 	default:
 		r.rv(s.X) // a local array is not shared: rv reads nothing of it
 

@@ -1,6 +1,7 @@
 package constructs
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"testing"
@@ -81,4 +82,38 @@ func TestMaps(t *testing.T) {
 		delete(Names, k)
 	}
 	say("deleted in range %d", len(Names))
+}
+
+// TestMapRangeOrder ranges over a map as table-driven tests and fan-outs do. Natively the
+// order changes from range to range; instrumented, it is the same in every execution (the
+// rewriter's test compares the "~ " lines of two instrumented runs).
+func TestMapRangeOrder(t *testing.T) {
+	cases := map[string]int{}
+	for i := range 20 {
+		cases[fmt.Sprint("case", i)] = i
+	}
+	var order []string
+	for name := range cases {
+		order = append(order, name)
+	}
+	drew("map order %v", order)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var started []int
+	for _, v := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			started = append(started, v)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	drew("goroutines in map order %v", started)
+	sum := 0
+	for _, v := range cases {
+		sum += v
+	}
+	say("map range sum %d of %d", sum, len(cases))
 }

@@ -309,7 +309,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 			if rel, err := filepath.Rel(p.Module.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
 				posName = filepath.ToSlash(rel)
 			}
-			fr := newFileRewriter(p.Fset, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
+			fr := newFileRewriter(p.Fset, p.Types, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
 			fr.rewrite()
 			res.Problems = append(res.Problems, fr.problems...)
 			out := fr.output()

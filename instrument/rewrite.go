@@ -68,7 +68,7 @@ type fileRewriter struct {
 	// aliases are the imports the rewrite adds to name types in conversions (see conv),
 	// by import name.
 	aliases map[string]*types.Package
-	pkg     *types.Package // see self
+	pkg     *types.Package // the file's package
 }
 
 type edit struct {
@@ -82,9 +82,9 @@ type item struct {
 	text     func() string
 }
 
-func newFileRewriter(fset *token.FileSet, info *types.Info, file *ast.File, src []byte, posName string, isTest bool) *fileRewriter {
+func newFileRewriter(fset *token.FileSet, pkg *types.Package, info *types.Info, file *ast.File, src []byte, posName string, isTest bool) *fileRewriter {
 	return &fileRewriter{
-		fset: fset, info: info, file: file, src: src,
+		fset: fset, pkg: pkg, info: info, file: file, src: src,
 		base:    fset.File(file.Pos()).Base(),
 		posName: posName, isTest: isTest,
 		repl:   make(map[ast.Node]func() string),
@@ -323,7 +323,7 @@ func (r *fileRewriter) conv(text string, from, to types.Type) string {
 // typeName is the Go text of t in this file, adding imports as needed; false when t cannot be
 // named here.
 func (r *fileRewriter) typeName(t types.Type) (string, bool) {
-	self := r.self()
+	self := r.pkg
 	ok := true
 	var visit func(t types.Type)
 	seen := map[types.Type]bool{}
@@ -1279,7 +1279,7 @@ func (r *fileRewriter) recvPath(t types.Type, idx []int) (path []string, isPtr, 
 			return nil, false, false
 		}
 		f := st.Field(i)
-		if !f.Exported() && f.Pkg() != r.self() {
+		if !f.Exported() && f.Pkg() != r.pkg {
 			return nil, false, false
 		}
 		path = append(path, f.Name())
@@ -1296,29 +1296,15 @@ func (r *fileRewriter) promoted(x *ast.SelectorExpr, sel *types.Selection) bool 
 	if sel.Kind() == types.MethodExpr {
 		t = sel.Recv()
 	}
-	if t == nil || !r.pathOK(t, sel.Index()) {
+	ok := t != nil
+	if ok {
+		_, _, ok = r.recvPath(t, sel.Index())
+	}
+	if !ok {
 		r.problem(x.Pos(), "%s is promoted through an unexported field: not instrumented", r.orig(x))
 		return false
 	}
 	return true
-}
-
-func (r *fileRewriter) pathOK(t types.Type, idx []int) bool {
-	_, _, ok := r.recvPath(t, idx)
-	return ok
-}
-
-// self is the package of the file.
-func (r *fileRewriter) self() *types.Package {
-	if r.pkg == nil {
-		for _, o := range r.info.Defs {
-			if o != nil && o.Pkg() != nil {
-				r.pkg = o.Pkg()
-				break
-			}
-		}
-	}
-	return r.pkg
 }
 
 func (r *fileRewriter) args(list []ast.Expr) func() []string {

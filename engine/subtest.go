@@ -21,10 +21,10 @@ func (t *T) Run(name string, f func(t *T)) bool {
 	}, "testing.T.Run")
 	Recv(sub.paused, "testing.T.Run")
 	if sub.isParallel {
-		t.parallelSubs = append(t.parallelSubs, sub)
-		return !sub.failed
+		t.parallelSubs = append(t.parallelSubs, sub) // adopted when it is over (finish)
+	} else {
+		t.adopt(sub)
 	}
-	t.adopt(sub)
 	return !sub.failed
 }
 

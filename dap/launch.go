@@ -20,7 +20,7 @@ import (
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/strategy"
-	"github.com/interleave-dev/interleave/instrument"
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // launchArgs are the arguments of a launch request (a launch.json configuration of type

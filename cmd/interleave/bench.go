@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave"
-	"github.com/interleave-dev/interleave/bench"
-	"github.com/interleave-dev/interleave/instrument"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/interleave-dev/interleave/bench"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
 )
 
 // TestBenchEndToEnd runs interleave bench on two small benchmarks (a toy and CS.account_bad)

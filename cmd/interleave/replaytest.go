@@ -13,7 +13,7 @@ import (
 
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/schedule"
-	"github.com/interleave-dev/interleave/instrument"
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // buildFor instruments and builds the package of the schedule file f, found from the file's

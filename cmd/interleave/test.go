@@ -20,7 +20,7 @@ import (
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/strategy"
-	"github.com/interleave-dev/interleave/instrument"
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // testFlags are the flags of interleave test, parsed the way go test parses its own: flags

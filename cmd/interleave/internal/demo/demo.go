@@ -12,7 +12,7 @@ import (
 )
 
 // Package is the import path recorded in the schedule files of the demos.
-const Package = "github.com/interleave-dev/interleave/internal/demo"
+const Package = "github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 
 // Program is a bundled example.
 type Program struct {

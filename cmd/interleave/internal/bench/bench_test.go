@@ -15,7 +15,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
-const paperDir = "../testdata/sctbench/paper"
+const paperDir = "../../../../testdata/sctbench/paper"
 
 func loadTestPaper(t *testing.T) *Paper {
 	t.Helper()
@@ -108,13 +108,13 @@ func TestReadPaperRejects(t *testing.T) {
 // TestBenchmarksOfTheSuite maps every paper row to a package of testdata/sctbench, and the
 // other packages become the toys.
 func TestBenchmarksOfTheSuite(t *testing.T) {
-	files, err := filepath.Glob("../testdata/sctbench/*/*/*_test.go")
+	files, err := filepath.Glob("../../../../testdata/sctbench/*/*/*_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dirs []string
 	for _, f := range files {
-		rel, _ := filepath.Rel("../testdata/sctbench", filepath.Dir(f))
+		rel, _ := filepath.Rel("../../../../testdata/sctbench", filepath.Dir(f))
 		dirs = append(dirs, filepath.ToSlash(rel))
 	}
 	bs := Benchmarks(loadTestPaper(t), dirs)

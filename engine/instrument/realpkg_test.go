@@ -85,7 +85,7 @@ func TestRealPackages(t *testing.T) {
 
 	bin := filepath.Join(t.TempDir(), "interleave")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/interleave")
-	build.Dir = ".."
+	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/interleave: %v\n%s", err, out)
 	}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/strategy"
-	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 )
 
 // runDemo explores a bundled example, prints the first bug with its schedule, saves the

@@ -6,10 +6,10 @@ import (
 	"io"
 
 	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/strategy"
-	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 )
 
 // runReplay re-runs a schedule file and prints its trace step by step, with the bug at the end.

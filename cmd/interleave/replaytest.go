@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/interleave-dev/interleave"
-	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // buildFor instruments and builds the package of the schedule file f, found from the file's

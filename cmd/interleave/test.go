@@ -19,8 +19,8 @@ import (
 
 	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine"
-	"github.com/interleave-dev/interleave/engine/strategy"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // testFlags are the flags of interleave test, parsed the way go test parses its own: flags

@@ -10,41 +10,41 @@ import (
 	"sync"
 	"time"
 
-	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/control"
 )
 
-// control is the adapter's side of the control connection to the test process (see
-// interleave.DebugCommand): commands go out one at a time; replies come back in order, with
+// controlConn is the adapter's side of the control connection to the test process (see
+// control.Command): commands go out one at a time; replies come back in order, with
 // progress replies of an exploration passed to a callback on the way.
-type control struct {
+type controlConn struct {
 	ln   net.Listener
 	conn net.Conn
 
 	wmu sync.Mutex
 	enc *json.Encoder
 
-	replies chan *interleave.DebugReply
+	replies chan *control.Reply
 	dead    chan struct{} // closed when the connection ends
 	err     error         // why, once dead is closed
 
 	pmu      sync.Mutex
-	progress func(*interleave.DebugProgress)
+	progress func(*control.Progress)
 }
 
 // listenControl opens the control listener on the loopback interface.
-func listenControl() (*control, error) {
+func listenControl() (*controlConn, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("control connection: %w", err)
 	}
-	return &control{ln: ln, replies: make(chan *interleave.DebugReply, 64), dead: make(chan struct{})}, nil
+	return &controlConn{ln: ln, replies: make(chan *control.Reply, 64), dead: make(chan struct{})}, nil
 }
 
-func (c *control) addr() string { return c.ln.Addr().String() }
+func (c *controlConn) addr() string { return c.ln.Addr().String() }
 
 // accept waits for the test process to connect and say hello. exited is closed if the process
 // ends first.
-func (c *control) accept(ctx context.Context, exited <-chan struct{}) (*interleave.DebugReply, error) {
+func (c *controlConn) accept(ctx context.Context, exited <-chan struct{}) (*control.Reply, error) {
 	type result struct {
 		conn net.Conn
 		err  error
@@ -85,10 +85,10 @@ func (c *control) accept(ctx context.Context, exited <-chan struct{}) (*interlea
 	}
 }
 
-func (c *control) read() {
+func (c *controlConn) read() {
 	dec := json.NewDecoder(bufio.NewReaderSize(c.conn, 1<<16))
 	for {
-		r := new(interleave.DebugReply)
+		r := new(control.Reply)
 		if err := dec.Decode(r); err != nil {
 			c.err = err
 			close(c.dead)
@@ -111,7 +111,7 @@ func (c *control) read() {
 var errProcessEnded = errors.New("the test process ended")
 
 // send sends a command without waiting.
-func (c *control) send(cmd interleave.DebugCommand) error {
+func (c *controlConn) send(cmd control.Command) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.conn == nil {
@@ -124,7 +124,7 @@ func (c *control) send(cmd interleave.DebugCommand) error {
 }
 
 // call sends a command and waits for its reply. An "error" reply is returned as an error.
-func (c *control) call(cmd interleave.DebugCommand) (*interleave.DebugReply, error) {
+func (c *controlConn) call(cmd control.Command) (*control.Reply, error) {
 	if err := c.send(cmd); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (c *control) call(cmd interleave.DebugCommand) (*interleave.DebugReply, err
 }
 
 // await waits for the next reply.
-func (c *control) await() (*interleave.DebugReply, error) {
+func (c *controlConn) await() (*control.Reply, error) {
 	select {
 	case r := <-c.replies:
 		if r.Kind == "error" {
@@ -158,7 +158,7 @@ type commandError struct{ msg string }
 
 func (e *commandError) Error() string { return e.msg }
 
-func (c *control) close() {
+func (c *controlConn) close() {
 	c.ln.Close()
 	if c.conn != nil {
 		c.conn.Close()

@@ -17,10 +17,12 @@ import (
 
 	"github.com/google/go-dap"
 
-	"github.com/interleave-dev/interleave"
-	"github.com/interleave-dev/interleave/engine/schedule"
-	"github.com/interleave-dev/interleave/engine/strategy"
+	"github.com/interleave-dev/interleave/engine/control"
+	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // launchArgs are the arguments of a launch request (a launch.json configuration of type
@@ -107,7 +109,7 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 	}
 	a.Program, a.ScheduleFile = abs(a.Program), abs(a.ScheduleFile)
 	if a.Then != "" {
-		name, params, err := interleave.ParseStrategy(a.Then)
+		name, params, err := strategy.Parse(a.Then)
 		if err == nil {
 			_, err = strategy.New(name, params, 1)
 		}
@@ -127,13 +129,13 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 			a.Program = filepath.Dir(a.Program)
 		}
 		if a.Strategy == "" {
-			a.Strategy = interleave.DefaultStrategy
+			a.Strategy = explore.DefaultStrategy
 		}
 		if a.Schedules < 0 {
 			return nil, fmt.Errorf("launch: schedules = %d: want a number ≥ 0 (0: no limit)", a.Schedules)
 		}
 		if a.Schedules == 0 && a.Time == "" {
-			a.Schedules = interleave.DefaultSchedules
+			a.Schedules = explore.DefaultSchedules
 		}
 		if a.Time != "" {
 			d, err := time.ParseDuration(a.Time)
@@ -183,7 +185,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // target is the test process of a session and what the adapter knows about its build.
 type target struct {
 	args      *launchArgs
-	ctl       *control
+	ctl       *controlConn
 	proc      process
 	vars      variableReader
 	novars    error // why vars is nil
@@ -201,13 +203,13 @@ type target struct {
 }
 
 // call sends a command to the test process, letting it run first, and waits for the reply.
-func (t *target) call(c interleave.DebugCommand) (*interleave.DebugReply, error) {
+func (t *target) call(c control.Command) (*control.Reply, error) {
 	t.proc.run()
 	return t.ctl.call(c)
 }
 
 // send sends a command without waiting.
-func (t *target) send(c interleave.DebugCommand) error {
+func (t *target) send(c control.Command) error {
 	t.proc.run()
 	return t.ctl.send(c)
 }
@@ -216,7 +218,7 @@ func (t *target) send(c interleave.DebugCommand) error {
 func (t *target) close() {
 	t.closeOnce.Do(func() {
 		if t.ctl != nil {
-			t.ctl.send(interleave.DebugCommand{Cmd: "quit", G: -1})
+			t.ctl.send(control.Command{Cmd: "quit", G: -1})
 			t.ctl.close()
 		}
 		if t.proc != nil {
@@ -286,7 +288,7 @@ func (s *Session) watch(t *target) {
 	if tl := t.stderr.String(); tl != "" {
 		why += "\n" + tl
 	}
-	why += "\nschedules found so far are kept in " + filepath.Join(t.moduleDir, interleave.StoreDir, "schedules")
+	why += "\nschedules found so far are kept in " + filepath.Join(t.moduleDir, store.Dir, "schedules")
 	s.terminated(why)
 }
 
@@ -305,7 +307,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
 		t.file = f
-		root, err := interleave.ModuleRoot(f.Test.Module, filepath.Dir(a.ScheduleFile), a.Cwd)
+		root, err := store.ModuleRoot(f.Test.Module, filepath.Dir(a.ScheduleFile), a.Cwd)
 		if err != nil {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
@@ -314,7 +316,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		pkgDir = filepath.Join(root, filepath.FromSlash(rel))
 		a.Test = f.Test.Name
 	} else {
-		root, _, ok := interleave.FindModule(pkgDir)
+		root, _, ok := store.FindModule(pkgDir)
 		if !ok {
 			return nil, fmt.Errorf("launch: %s is not in a Go module", pkgDir)
 		}
@@ -441,7 +443,7 @@ func (s *Session) explore(t *target) {
 	}
 	var mu sync.Mutex
 	t.ctl.pmu.Lock()
-	t.ctl.progress = func(p *interleave.DebugProgress) {
+	t.ctl.progress = func(p *control.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		rate := 0.0
@@ -461,7 +463,7 @@ func (s *Session) explore(t *target) {
 	}
 	t.ctl.pmu.Unlock()
 	s.exploring.Store(true)
-	r, err := t.call(interleave.DebugCommand{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
+	r, err := t.call(control.Command{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
 		Points: a.Points, Races: a.Races, G: -1})
 	s.exploring.Store(false)
 	if err != nil {
@@ -480,7 +482,7 @@ func (s *Session) explore(t *target) {
 	progress := t.ctl.progress
 	t.ctl.progress = nil
 	t.ctl.pmu.Unlock()
-	progress(&x.DebugProgress)
+	progress(&x.Progress)
 	s.progressEnd(id, summary)
 	for _, r := range x.Races {
 		s.output("console", "data race: "+r+"\n")
@@ -535,8 +537,8 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 // runCommand is the command that runs the schedule f from its start, as f was recorded (the
 // same scheduling points; the race detector failing at the first race when f's bug is one;
 // the step bound of a livelock).
-func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
-	c := interleave.DebugCommand{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
+func (t *target) runCommand(f *schedule.File) control.Command {
+	c := control.Command{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
 		Then: t.args.Then, Seed: t.args.Seed}
 	if f.Bug != nil {
 		c.ExceptionAt = f.Bug.Step - 1
@@ -555,7 +557,7 @@ func (t *target) runCommand(f *schedule.File) interleave.DebugCommand {
 func (s *Session) onCancelRequest(req *dap.CancelRequest) {
 	s.send(&dap.CancelResponse{Response: s.response(&req.Request)})
 	if t := s.currentTarget(); t != nil && s.exploring.Load() {
-		t.send(interleave.DebugCommand{Cmd: "cancel", G: -1})
+		t.send(control.Command{Cmd: "cancel", G: -1})
 	}
 }
 

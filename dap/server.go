@@ -6,7 +6,7 @@
 //
 // The adapter builds the instrumented test binary (package instrument), starts it under its
 // control with INTERLEAVE_DEBUG set to a control address, and drives it through the control
-// protocol that the test process serves (interleave.DebugCommand, interleave.DebugReply):
+// protocol that the test process serves (package control of the engine: control.Command, control.Reply):
 // the engine runs in the test process, the adapter only says what to run and where to pause.
 //
 // One Session serves one client. Its methods follow the protocol: one onXxxRequest per

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/go-dap"
-
-	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/control"
 )
 
 // Threads are goroutines: thread id = goroutine id + 1 (DAP clients treat 0 as "no thread").
@@ -18,7 +17,7 @@ import (
 
 // frameHandle is what a stackTrace frame id stands for.
 type frameHandle struct {
-	g     *interleave.DebugGoroutine
+	g     *control.Goroutine
 	index int // in g.Frames; -1 for a frame made from the pending operation alone
 	ref   frameRef
 }
@@ -45,7 +44,7 @@ func (s *Session) onThreadsRequest(req *dap.ThreadsRequest) {
 
 // threadName names a goroutine by its id, its function and creation site, its pending
 // operation and its state: "G1 TestTransfer.func1 (bank_test.go:16): lock bank.go:46 [blocked]".
-func (s *Session) threadName(g *interleave.DebugGoroutine) string {
+func (s *Session) threadName(g *control.Goroutine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "G%d", g.ID)
 	if n := len(g.Frames); n > 0 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-dap"
 
-	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -30,7 +30,7 @@ type debugState struct {
 	trace []schedule.Step
 	// state is the last reply of the test process; stopped says why the client was told it
 	// stopped.
-	state   *interleave.DebugState
+	state   *control.State
 	stopped string
 
 	// Breakpoints: lines by absolute file, and the exception filters that are on.
@@ -44,7 +44,7 @@ type debugState struct {
 
 // run sends a run command and reports where the execution stopped. reason, when not empty,
 // overrides the stop reason the test process gave (entry, exception).
-func (s *Session) run(t *target, c interleave.DebugCommand, reason string) {
+func (s *Session) run(t *target, c control.Command, reason string) {
 	s.dbg.plan, s.dbg.exceptionAt = c.Steps, c.ExceptionAt
 	if c.Breakpoints == nil {
 		c.Breakpoints = s.breakpointList(t)
@@ -62,7 +62,7 @@ func (s *Session) run(t *target, c interleave.DebugCommand, reason string) {
 
 // stoppedAfter records the test process's reply to a command that ran the execution, and tells
 // the client where it stopped.
-func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, reason string) {
+func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason string) {
 	s.running.Store(false)
 	if err != nil {
 		var ce *commandError
@@ -132,7 +132,7 @@ func (s *Session) stoppedAfter(t *target, r *interleave.DebugReply, err error, r
 
 // currentBug is the bug to show: the ended execution's, or, while the execution follows the
 // origin schedule, the bug it is heading to.
-func (s *Session) currentBug() *interleave.DebugBug {
+func (s *Session) currentBug() *control.Bug {
 	st := s.dbg.state
 	if st == nil {
 		return nil
@@ -141,13 +141,13 @@ func (s *Session) currentBug() *interleave.DebugBug {
 		return st.Bug
 	}
 	if o := s.dbg.origin; o != nil && o.Bug != nil && st.Following && s.dbg.exceptionAt >= 0 && st.Step >= s.dbg.exceptionAt {
-		return &interleave.DebugBug{Kind: o.Bug.Kind, Message: o.Bug.Message, Pos: o.Bug.Pos, Step: o.Bug.Step, G: int(o.Bug.G)}
+		return &control.Bug{Kind: o.Bug.Kind, Message: o.Bug.Message, Pos: o.Bug.Pos, Step: o.Bug.Step, G: int(o.Bug.G)}
 	}
 	return nil
 }
 
 // paused returns the target and the state of the paused execution, or an error.
-func (s *Session) paused() (*target, *interleave.DebugState, error) {
+func (s *Session) paused() (*target, *control.State, error) {
 	t := s.currentTarget()
 	if t == nil {
 		return nil, nil, errors.New("no test process")
@@ -201,7 +201,7 @@ func (s *Session) step(req *dap.Request, threadID int, respond func()) {
 	}
 	respond()
 	s.running.Store(true)
-	r, err := t.call(interleave.DebugCommand{Cmd: "step", G: g})
+	r, err := t.call(control.Command{Cmd: "step", G: g})
 	s.stoppedAfter(t, r, err, "")
 }
 
@@ -213,7 +213,7 @@ func (s *Session) onContinueRequest(req *dap.ContinueRequest) {
 	}
 	s.send(&dap.ContinueResponse{Response: s.response(&req.Request), Body: dap.ContinueResponseBody{AllThreadsContinued: true}})
 	s.running.Store(true)
-	r, err := t.call(interleave.DebugCommand{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
+	r, err := t.call(control.Command{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
 	s.stoppedAfter(t, r, err, "")
 }
 
@@ -266,7 +266,7 @@ func (s *Session) onReverseContinueRequest(req *dap.ReverseContinueRequest) {
 
 // rerun replaces the execution by one that follows the same decisions and pauses after n
 // steps.
-func (s *Session) rerun(t *target, st *interleave.DebugState, n int, reason string) {
+func (s *Session) rerun(t *target, st *control.State, n int, reason string) {
 	c := t.runCommand(s.dbg.origin)
 	c.Steps, c.ExceptionAt, c.Stop = s.dbg.plan, s.dbg.exceptionAt, n
 	if !st.Following {
@@ -293,11 +293,11 @@ func (s *Session) onRestartRequest(req *dap.RestartRequest) {
 func (s *Session) onPauseRequest(req *dap.PauseRequest) {
 	s.send(&dap.PauseResponse{Response: s.response(&req.Request)})
 	if t := s.currentTarget(); t != nil && s.running.Load() {
-		t.send(interleave.DebugCommand{Cmd: "pause", G: -1})
+		t.send(control.Command{Cmd: "pause", G: -1})
 	}
 }
 
-func goroutineOf(st *interleave.DebugState, g int) *interleave.DebugGoroutine {
+func goroutineOf(st *control.State, g int) *control.Goroutine {
 	for i := range st.Goroutines {
 		if st.Goroutines[i].ID == g {
 			return &st.Goroutines[i]

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-dap"
 
-	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -125,7 +125,7 @@ func (s *Session) onEvaluateRequest(req *dap.EvaluateRequest) {
 }
 
 // schedulerScope is the engine's view of goroutine g.
-func (s *Session) schedulerScope(g *interleave.DebugGoroutine) []value {
+func (s *Session) schedulerScope(g *control.Goroutine) []value {
 	st := s.dbg.state
 	total := "?"
 	if st.Following || st.Ended {
@@ -179,7 +179,7 @@ func (s *Session) schedulerScope(g *interleave.DebugGoroutine) []value {
 		}
 		return vs, nil
 	}})
-	waits := append([]interleave.DebugChan(nil), g.Waits...)
+	waits := append([]control.Chan(nil), g.Waits...)
 	out = append(out, value{Name: "waits on", Value: fmt.Sprintf("%d channel(s)", len(waits)), Children: func() ([]value, error) {
 		var vs []value
 		for _, c := range waits {
@@ -200,7 +200,7 @@ func (s *Session) schedulerScope(g *interleave.DebugGoroutine) []value {
 	return out
 }
 
-func chanValues(c interleave.DebugChan) []value {
+func chanValues(c control.Chan) []value {
 	ids := func(gs []int) string {
 		var p []string
 		for _, g := range gs {

@@ -21,8 +21,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
+	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
@@ -707,11 +707,11 @@ func (b *bencher) cellEnv(bm bench.Benchmark, t bench.Technique, strategyArg str
 // exploreOnce runs the cell's test binary once with the given strategy and time budget. The
 // binary stops itself at the budget (INTERLEAVE_TIME); it is interrupted if it is still running
 // a minute later. When it ends without a result, the last progress event says how far it got.
-func (b *bencher) exploreOnce(ctx context.Context, bm bench.Benchmark, t bench.Technique, bl *built, strategyArg string, budget time.Duration) (*interleave.Event, *interleave.Event, error) {
+func (b *bencher) exploreOnce(ctx context.Context, bm bench.Benchmark, t bench.Technique, bl *built, strategyArg string, budget time.Duration) (*explore.Event, *explore.Event, error) {
 	cctx, cancel := context.WithTimeout(ctx, budget+time.Minute)
 	defer cancel()
-	var last *interleave.Event
-	res, _, err := execTest(cctx, bl.pkg, bl.test, b.cellEnv(bm, t, strategyArg, budget), func(e *interleave.Event) { last = e })
+	var last *explore.Event
+	res, _, err := execTest(cctx, bl.pkg, bl.test, b.cellEnv(bm, t, strategyArg, budget), func(e *explore.Event) { last = e })
 	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
 		err = fmt.Errorf("killed %v after its time budget: %w", time.Minute, err)
 	}
@@ -739,7 +739,7 @@ func (b *bencher) runCell(ctx context.Context, bm bench.Benchmark, t bench.Techn
 }
 
 // fillCell copies a result event (or, without one, the last progress and the error) into c.
-func fillCell(c *bench.Cell, res, last *interleave.Event, err error, ctx context.Context) {
+func fillCell(c *bench.Cell, res, last *explore.Event, err error, ctx context.Context) {
 	if err != nil || res == nil {
 		if last != nil {
 			c.Schedules, c.Seconds = last.Schedules, last.Elapsed

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
@@ -20,8 +22,8 @@ import (
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	strat := fs.String("strategy", interleave.DefaultStrategy, "strategy, with parameters as name:key=value,... ("+strings.Join(strategy.Names, ", ")+")")
-	schedules := fs.Int("schedules", interleave.DefaultSchedules, "maximum number of schedules")
+	strat := fs.String("strategy", explore.DefaultStrategy, "strategy, with parameters as name:key=value,... ("+strings.Join(strategy.Names, ", ")+")")
+	schedules := fs.Int("schedules", explore.DefaultSchedules, "maximum number of schedules")
 	seed := fs.Uint64("seed", 1, "seed of randomized strategies")
 	dir := fs.String("o", "", "directory for the schedule file (default: .interleave/schedules at the module root, or the current directory)")
 	fs.Usage = func() {
@@ -48,7 +50,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown program %q (known: %s)", errUsage, name, strings.Join(demo.Names(), ", "))
 	}
-	sname, params, err := interleave.ParseStrategy(*strat)
+	sname, params, err := strategy.Parse(*strat)
 	if err != nil {
 		return fmt.Errorf("%w: -strategy: %v", errUsage, err)
 	}
@@ -74,16 +76,16 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return rep.Err
 	}
 	if rep.First == nil {
-		fmt.Fprintf(stdout, "%s\n", interleave.Summary(rep))
+		fmt.Fprintf(stdout, "%s\n", report.Summary(rep))
 		return nil
 	}
 	path, err := saveDemoSchedule(*dir, file)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, interleave.FormatFailure(rep, path, ""))
+	fmt.Fprint(stdout, report.FormatFailure(rep, path, ""))
 	fmt.Fprintf(stdout, "\nthe schedule (%d steps; %d schedules explored in %v, %.0f schedules/s):\n", rep.First.Steps, rep.Schedules, rep.Elapsed.Round(time.Microsecond), rep.SchedulesPerSecond())
-	interleave.WriteSchedule(stdout, file.Steps)
+	report.WriteSchedule(stdout, file.Steps)
 
 	// The schedule file must replay to the same bug.
 	loaded, err := schedule.Load(path)
@@ -106,7 +108,7 @@ func saveDemoSchedule(dir string, f *schedule.File) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if dir, err = interleave.ScheduleDirFor(wd); err != nil {
+		if dir, err = store.ScheduleDir(wd); err != nil {
 			return "", err
 		}
 	}

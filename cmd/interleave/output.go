@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -38,16 +39,16 @@ func newOutput(f *testFlags, stdout, stderr io.Writer) *output {
 
 // jsonEvent is go test -json's TestEvent, with Interleave's fields on a test's final event.
 type jsonEvent struct {
-	Time          time.Time            `json:"Time"`
-	Action        string               `json:"Action"`
-	Package       string               `json:"Package,omitempty"`
-	Test          string               `json:"Test,omitempty"`
-	Output        string               `json:"Output,omitempty"`
-	Elapsed       *float64             `json:"Elapsed,omitempty"`
-	Schedules     *int                 `json:"Schedules,omitempty"`
-	Buggy         *int                 `json:"Buggy,omitempty"`
-	Interleavings *int                 `json:"Interleavings,omitempty"`
-	Bug           *interleave.EventBug `json:"Bug,omitempty"`
+	Time          time.Time         `json:"Time"`
+	Action        string            `json:"Action"`
+	Package       string            `json:"Package,omitempty"`
+	Test          string            `json:"Test,omitempty"`
+	Output        string            `json:"Output,omitempty"`
+	Elapsed       *float64          `json:"Elapsed,omitempty"`
+	Schedules     *int              `json:"Schedules,omitempty"`
+	Buggy         *int              `json:"Buggy,omitempty"`
+	Interleavings *int              `json:"Interleavings,omitempty"`
+	Bug           *explore.EventBug `json:"Bug,omitempty"`
 	// Races is the number of data races found, Findings the document that lists them.
 	Races    *int   `json:"Races,omitempty"`
 	Findings string `json:"Findings,omitempty"`
@@ -105,7 +106,7 @@ func (o *output) start(pkg, test string) {
 	}
 }
 
-func (o *output) progress(e *interleave.Event) {
+func (o *output) progress(e *explore.Event) {
 	if o.json || !o.terminal {
 		return
 	}
@@ -181,7 +182,7 @@ func (o *output) result(t testOutcome) {
 }
 
 // races prints the data races of a test's result, one line each, from its findings document.
-func (o *output) races(e *interleave.Event) {
+func (o *output) races(e *explore.Event) {
 	if e.Races == 0 || e.Findings == "" {
 		return
 	}
@@ -201,7 +202,7 @@ func (o *output) races(e *interleave.Event) {
 const maxShownSteps = 200
 
 // schedule prints the saved schedule of a bug, step by step.
-func (o *output) schedule(b *interleave.EventBug) {
+func (o *output) schedule(b *explore.EventBug) {
 	f, err := schedule.Load(b.Schedule)
 	if err != nil {
 		fmt.Fprintf(o.stdout, "    (schedule not readable: %v)\n", err)
@@ -229,7 +230,7 @@ func (o *output) schedule(b *interleave.EventBug) {
 			}
 		}
 	}
-	interleave.WriteSchedule(&buf, steps)
+	report.WriteSchedule(&buf, steps)
 	fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
 }
 

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/store"
 )
 
 const racesUsage = `usage: interleave races [packages] [-run regexp] [-json]
@@ -108,7 +108,7 @@ func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*rac
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			return nil, 0, fmt.Errorf("%w: %s is not a package directory", errUsage, pattern)
 		}
-		root, module, ok := interleave.FindModule(abs)
+		root, module, ok := store.FindModule(abs)
 		if !ok {
 			return nil, 0, fmt.Errorf("%s is not in a module: no go.mod in it or above", pattern)
 		}

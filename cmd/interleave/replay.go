@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/demo"
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
@@ -41,7 +41,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	r := engine.Run(prog.Body, strategy.NewReplay(steps, strategy.ReplayThen(stopper{})), engine.Config{Name: prog.Name, MaxSteps: engine.ReplayMaxSteps(f)})
 	shown := r.Schedule
-	interleave.WriteSchedule(stdout, shown)
+	report.WriteSchedule(stdout, shown)
 	if *until > 0 && *until < f.Result.Steps {
 		fmt.Fprintf(stdout, "\nstopped after step %d of %d.\n", *until, f.Result.Steps)
 		return nil
@@ -53,7 +53,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "\nthe schedule passes.\n")
 		return nil
 	}
-	fmt.Fprint(stdout, "\n"+interleave.FormatFailure(&engine.Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1}, "", ""))
+	fmt.Fprint(stdout, "\n"+report.FormatFailure(&engine.Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1}, "", ""))
 	return errBug
 }
 

@@ -11,9 +11,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
 )
 
 // buildFor instruments and builds the package of the schedule file f, found from the file's
@@ -27,7 +28,7 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 	if wd, err := os.Getwd(); err == nil {
 		dirs = append(dirs, wd)
 	}
-	root, err := interleave.ModuleRoot(f.Test.Module, dirs...)
+	root, err := store.ModuleRoot(f.Test.Module, dirs...)
 	if err != nil {
 		return nil, fmt.Errorf("the schedule %s: %w", path, err)
 	}
@@ -84,7 +85,7 @@ func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writ
 	if until > 0 {
 		steps = truncateSteps(steps, until)
 	}
-	interleave.WriteSchedule(stdout, steps)
+	report.WriteSchedule(stdout, steps)
 	if until > 0 && until < f.Result.Steps {
 		fmt.Fprintf(stdout, "\nstopped after step %d of %d.\n", until, f.Result.Steps)
 		return nil

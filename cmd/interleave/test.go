@@ -17,9 +17,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
@@ -54,10 +55,10 @@ var (
 )
 
 func parseTestFlags(args []string) (*testFlags, error) {
-	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: interleave.DefaultSchedules, seed: 1, minimize: 5 * time.Second,
-		points: interleave.DefaultPoints.String(), races: "report", raceRuns: interleave.DefaultRaceRuns}
+	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second,
+		points: explore.DefaultPoints.String(), races: "report", raceRuns: explore.DefaultRaceRuns}
 	if !contains(strategy.Names, "portfolio") {
-		f.strategy = interleave.DefaultStrategy
+		f.strategy = explore.DefaultStrategy
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -105,7 +106,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		case "strategy":
 			var v string
 			if v, err = next(); err == nil {
-				name, params, perr := interleave.ParseStrategy(v)
+				name, params, perr := strategy.Parse(v)
 				if perr != nil {
 					return nil, fmt.Errorf("%w: -strategy: %v", errUsage, perr)
 				}
@@ -258,7 +259,7 @@ Exit status: 0 no bug found, 1 a bug found, 2 the tool could not run.
 type testOutcome struct {
 	Package string
 	Test    string
-	Result  *interleave.Event
+	Result  *explore.Event
 	Err     string
 }
 
@@ -431,7 +432,7 @@ func listTests(ctx context.Context, p *instrument.Package, run string) ([]string
 func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test string, out *output) testOutcome {
 	o := testOutcome{Package: p.ImportPath, Test: test}
 	out.start(p.ImportPath, test)
-	storeDir, err := interleave.ScheduleDirFor(p.Dir)
+	storeDir, err := store.ScheduleDir(p.Dir)
 	if err != nil {
 		o.Err = err.Error()
 		out.toolError(o)
@@ -488,7 +489,7 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 
 // execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
 // returns its result event and its output. Progress events go to progress as they come.
-func execTest(ctx context.Context, p *instrument.Package, test string, env []string, progress func(*interleave.Event)) (*interleave.Event, string, error) {
+func execTest(ctx context.Context, p *instrument.Package, test string, env []string, progress func(*explore.Event)) (*explore.Event, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, "", err
@@ -506,11 +507,11 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 		return nil, "", fmt.Errorf("run the test binary of %s: %w", p.ImportPath, err)
 	}
 	w.Close()
-	var result *interleave.Event
+	var result *explore.Event
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {
-		var e interleave.Event
+		var e explore.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			continue
 		}
@@ -547,7 +548,7 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 	if dir == "" {
 		return "", nil
 	}
-	sched, err := interleave.ScheduleDirFor(dir)
+	sched, err := store.ScheduleDir(dir)
 	if err != nil {
 		return "", err
 	}

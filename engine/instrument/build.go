@@ -22,7 +22,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	interleave "github.com/interleave-dev/interleave"
+	"github.com/interleave-dev/interleave/engine"
 )
 
 // runtimeModule is the module path of the packages compiled into instrumented binaries.
@@ -31,12 +31,12 @@ const runtimeModule = "github.com/interleave-dev/interleave"
 func init() {
 	engineFuncs = make(map[string]bool)
 	fset := token.NewFileSet()
-	entries, _ := fs.ReadDir(interleave.Source, "engine")
+	entries, _ := fs.ReadDir(engine.Source, ".")
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
 			continue
 		}
-		src, err := fs.ReadFile(interleave.Source, "engine/"+e.Name())
+		src, err := fs.ReadFile(engine.Source, e.Name())
 		if err != nil {
 			continue
 		}
@@ -52,12 +52,10 @@ func init() {
 	}
 }
 
-// runtimeFile reports whether the embedded file at name belongs in the runtime copy: sources
-// of this package and the engine, not tests, test data, or generators.
+// runtimeFile reports whether the embedded file at name (relative to the engine's directory)
+// belongs in the runtime copy: sources of the engine and its runtime packages, not tests, test
+// data, generators, or the embedding itself.
 func runtimeFile(name string) bool {
-	if name == "go.mod" {
-		return true
-	}
 	if strings.HasSuffix(name, "_test.go") || name == "source.go" {
 		return false
 	}
@@ -69,19 +67,21 @@ func runtimeFile(name string) bool {
 	return strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".s")
 }
 
-// Runtime writes the runtime packages (see interleave.Source) under cacheDir, once per
-// content, and returns the module directory.
+// Runtime writes the runtime packages (see engine.Source) under cacheDir, with a go.mod of
+// their own (they need nothing but the standard library), once per content, and returns the
+// module directory.
 func Runtime(cacheDir string) (string, error) {
 	var names []string
-	err := fs.WalkDir(interleave.Source, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(engine.Source, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && runtimeFile(p) {
-			names = append(names, p)
+			names = append(names, "engine/"+p)
 		}
 		return nil
 	})
+	names = append(names, "go.mod")
 	if err != nil {
 		return "", fmt.Errorf("runtime source: %w", err)
 	}
@@ -89,13 +89,15 @@ func Runtime(cacheDir string) (string, error) {
 	h := sha256.New()
 	contents := make(map[string][]byte, len(names))
 	for _, n := range names {
-		b, err := fs.ReadFile(interleave.Source, n)
-		if err != nil {
-			return "", fmt.Errorf("runtime source: %w", err)
-		}
+		var b []byte
 		if n == "go.mod" {
 			// The runtime needs nothing but the standard library.
 			b = []byte("module " + runtimeModule + "\n\ngo 1.22\n")
+		} else {
+			var err error
+			if b, err = fs.ReadFile(engine.Source, strings.TrimPrefix(n, "engine/")); err != nil {
+				return "", fmt.Errorf("runtime source: %w", err)
+			}
 		}
 		contents[n] = b
 		fmt.Fprintf(h, "%s %d\n", n, len(b))

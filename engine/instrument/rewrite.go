@@ -16,7 +16,7 @@ import (
 // two underscores followed by "il" in practice, and the rewriter checks).
 const (
 	enginePath  = "github.com/interleave-dev/interleave/engine"
-	harnessPath = "github.com/interleave-dev/interleave"
+	harnessPath = "github.com/interleave-dev/interleave/engine/harness"
 	engineName  = "__il"
 	harnessName = "__ilh"
 	testingName = "__iltesting"

@@ -1,4 +1,11 @@
-package interleave
+// Package store is the results store: the .interleave directory at a module's root where
+// explorations save the schedule file of each bug (schedules/), a findings document per test
+// (findings/, see package findings) and run summaries (runs/). It finds the module of a
+// directory, names and writes schedule files, and identifies the running test and its build,
+// for the test process (which writes the store) and for the tools that read it.
+//
+// Like every package compiled into test binaries, it uses the standard library only.
+package store
 
 import (
 	"bufio"
@@ -13,11 +20,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
-// StoreDir is the results store's directory at a module's root (DESIGN.md "Results store").
-const StoreDir = ".interleave"
+// Dir is the results store's directory at a module's root (DESIGN.md "Results store").
+const Dir = ".interleave"
 
 // FindModule walks up from dir to the nearest go.mod and returns its directory and module
 // path; ok is false when there is none.
@@ -67,9 +75,9 @@ var (
 	buildHash string
 )
 
-// buildID identifies the running binary by a hash of its contents: the same code gives the
+// BuildID identifies the running binary by a hash of its contents: the same code gives the
 // same identity, and a schedule recorded by other code is detected at replay.
-func buildID() string {
+func BuildID() string {
 	buildOnce.Do(func() {
 		exe, err := os.Executable()
 		if err != nil {
@@ -89,14 +97,14 @@ func buildID() string {
 	return buildHash
 }
 
-// ScheduleDirFor returns the schedule directory of the module containing dir, creating the
+// ScheduleDir returns the schedule directory of the module containing dir, creating the
 // store (with a .gitignore that keeps it out of version control) if needed.
-func ScheduleDirFor(dir string) (string, error) {
+func ScheduleDir(dir string) (string, error) {
 	root, _, ok := FindModule(dir)
 	if !ok {
 		root = dir
 	}
-	store := filepath.Join(root, StoreDir)
+	store := filepath.Join(root, Dir)
 	schedules := filepath.Join(store, "schedules")
 	if err := os.MkdirAll(schedules, 0o755); err != nil {
 		return "", fmt.Errorf("create results store: %w", err)
@@ -112,9 +120,9 @@ func ScheduleDirFor(dir string) (string, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// saveSchedule writes f into dir (the module's schedule directory when dir is empty) under a
+// SaveSchedule writes f into dir (the module's schedule directory when dir is empty) under a
 // name made of the test, the bug's kind and the time, and returns its path.
-func saveSchedule(dir string, f *schedule.File) (string, error) {
+func SaveSchedule(dir string, f *schedule.File) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("save schedule: no schedule was recorded")
 	}
@@ -123,7 +131,7 @@ func saveSchedule(dir string, f *schedule.File) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("save schedule: %w", err)
 		}
-		if dir, err = ScheduleDirFor(wd); err != nil {
+		if dir, err = ScheduleDir(wd); err != nil {
 			return "", fmt.Errorf("save schedule: %w", err)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -139,4 +147,59 @@ func saveSchedule(dir string, f *schedule.File) (string, error) {
 		return "", fmt.Errorf("save schedule: %w", err)
 	}
 	return path, nil
+}
+
+// TestInfo identifies the running test for schedule files: the module and package from the
+// working directory (go test runs a test in its package's directory), and the build identity
+// from the test binary.
+func TestInfo(name string) schedule.Test {
+	info := schedule.Test{Name: name}
+	dir, err := os.Getwd()
+	if err != nil {
+		return info
+	}
+	if root, module, ok := FindModule(dir); ok {
+		info.Module = module
+		rel, err := filepath.Rel(root, dir)
+		if err == nil {
+			info.Package = strings.TrimSuffix(module+"/"+filepath.ToSlash(rel), "/.")
+		}
+	}
+	info.Build = BuildID()
+	return info
+}
+
+// WorkingModule returns the root of the module of the working directory.
+func WorkingModule() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, _, ok := FindModule(wd)
+	if !ok {
+		return "", fmt.Errorf("no go.mod in %s or above", wd)
+	}
+	return root, nil
+}
+
+// FindingsPath is where the findings document of the test info describes is written: in the
+// store of the working directory's module.
+func FindingsPath(info schedule.Test) (string, bool) {
+	root, err := WorkingModule()
+	if err != nil {
+		return "", false
+	}
+	return findings.Path(root, info.Package, info.Name), true
+}
+
+// RelativePos makes an absolute position relative to the module root (the instrumenter's
+// positions already are); a position outside the module is returned as it is.
+func RelativePos(root, pos string) string {
+	if !filepath.IsAbs(pos) {
+		return pos
+	}
+	if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return pos
 }

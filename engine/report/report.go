@@ -1,4 +1,8 @@
-package interleave
+// Package report describes explorations for a person: the one-line summary of a run without
+// a bug, the full description of a bug (kind, message, position, every goroutine's stack, the
+// test's log, the schedule file and how to replay it), and a schedule as a step table. The
+// test process, the interleave command and the debug adapter print the same text.
+package report
 
 import (
 	"fmt"
@@ -12,7 +16,7 @@ import (
 
 // Summary is a one-line description of an exploration without a bug: how many schedules and
 // interleavings, and what that guarantees.
-func Summary(rep *Report) string {
+func Summary(rep *engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no bug in %d schedules (%d distinct interleavings, %s, %.0f schedules/s)",
 		rep.Schedules, rep.Interleavings, rep.Strategy, rep.SchedulesPerSecond())
@@ -25,7 +29,7 @@ func Summary(rep *Report) string {
 // FormatFailure describes the first bug of rep for a person: what, where, after how many
 // schedules, every goroutine's stack, the test's log, and the schedule file that replays it
 // (when schedulePath is not empty, with the command that replays test).
-func FormatFailure(rep *Report, schedulePath, test string) string {
+func FormatFailure(rep *engine.Report, schedulePath, test string) string {
 	var b strings.Builder
 	r := rep.First
 	bug := r.Bug

@@ -1,4 +1,4 @@
-package interleave
+package control
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 
 func TestParseStacks(t *testing.T) {
 	const text = `goroutine 21 [running]:
-github.com/interleave-dev/interleave.(*debugStrategy).Pick(0xc000130000, 0xc000134018)
-	/src/interleave/debug.go:400 +0x45
+github.com/interleave-dev/interleave/engine/control.(*debugStrategy).Pick(0xc000130000, 0xc000134018)
+	/src/interleave/engine/control/strategy.go:400 +0x45
 github.com/interleave-dev/interleave/engine.(*Exec).decide(0xc000134000)
 	/src/interleave/engine/exec.go:380 +0x1a5
 github.com/interleave-dev/interleave/engine.(*Exec).yield(0xc000134000, 0xc00014a000?)
@@ -75,14 +75,14 @@ type fakeAdapter struct {
 	dec *json.Decoder
 }
 
-func (a *fakeAdapter) send(c DebugCommand) {
+func (a *fakeAdapter) send(c Command) {
 	if err := a.enc.Encode(c); err != nil {
 		a.t.Error(err)
 	}
 }
 
-func (a *fakeAdapter) reply(kind string) *DebugReply {
-	var r DebugReply
+func (a *fakeAdapter) reply(kind string) *Reply {
+	var r Reply
 	if err := a.dec.Decode(&r); err != nil {
 		a.t.Fatalf("read reply: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestDebugSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	body := func(*T) {
+	body := func(*engine.T) {
 		var mu sync.Mutex
 		for i := 0; i < 2; i++ {
 			engine.Go(func() {
@@ -115,7 +115,7 @@ func TestDebugSession(t *testing.T) {
 	go func() {
 		// debugTest calls t.Fatalf only when it cannot connect, which the listener rules out.
 		defer close(done)
-		debugTest(t, body, ln.Addr().String())
+		Serve(t, body, ln.Addr().String())
 	}()
 	conn, err := ln.Accept()
 	if err != nil {
@@ -124,58 +124,58 @@ func TestDebugSession(t *testing.T) {
 	defer conn.Close()
 	a := &fakeAdapter{t: t, enc: json.NewEncoder(conn), dec: json.NewDecoder(conn)}
 	a.reply("hello")
-	a.send(DebugCommand{Cmd: "run", Stop: 3, ExceptionAt: -1, G: -1})
+	a.send(Command{Cmd: "run", Stop: 3, ExceptionAt: -1, G: -1})
 	st := a.reply("paused").State
 	if st.Step != 3 || st.Reason != "step" || len(st.Trace) != 3 || len(st.Goroutines) != 3 {
 		t.Fatalf("run to step 3: %+v", st)
 	}
 	// A pause that arrives before continue stops at the next point.
-	a.send(DebugCommand{Cmd: "pause", G: -1})
-	a.send(DebugCommand{Cmd: "continue", G: -1})
+	a.send(Command{Cmd: "pause", G: -1})
+	a.send(Command{Cmd: "continue", G: -1})
 	if st = a.reply("paused").State; st.Step != 4 || st.Reason != "pause" {
 		t.Fatalf("pause: %+v", st)
 	}
 	// G0 has returned: it cannot be scheduled.
-	a.send(DebugCommand{Cmd: "step", G: 0})
+	a.send(Command{Cmd: "step", G: 0})
 	if r := a.reply("error"); !strings.Contains(r.Error, "G0 is not enabled") {
 		t.Fatalf("step G0: %q", r.Error)
 	}
-	a.send(DebugCommand{Cmd: "step", G: -1})
+	a.send(Command{Cmd: "step", G: -1})
 	if st = a.reply("paused").State; st.Step != 5 || st.TraceFrom != 4 || len(st.Trace) != 1 {
 		t.Fatalf("step: %+v", st)
 	}
 	// Breakpoints stop a continue at the next unlock.
-	a.send(DebugCommand{Cmd: "continue", G: -1, Breakpoints: []string{"x.go:11"}})
+	a.send(Command{Cmd: "continue", G: -1, Breakpoints: []string{"x.go:11"}})
 	if st = a.reply("paused").State; st.Reason != "breakpoint" || goroutineOp(st, st.Next) != "unlock" {
 		t.Fatalf("breakpoint: %+v", st)
 	}
-	a.send(DebugCommand{Cmd: "run", Stop: 1, ExceptionAt: -1, G: -1})
+	a.send(Command{Cmd: "run", Stop: 1, ExceptionAt: -1, G: -1})
 	if st = a.reply("paused").State; st.Step != 1 || st.TraceFrom != 0 {
 		t.Fatalf("a new run: %+v", st)
 	}
-	a.send(DebugCommand{Cmd: "continue", G: -1})
+	a.send(Command{Cmd: "continue", G: -1})
 	if st = a.reply("ended").State; !st.Ended || st.Bug != nil || st.Step < 13 {
 		t.Fatalf("to the end: %+v", st)
 	}
 	// A step bound ends the execution with a livelock, as a livelock's schedule file records.
-	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, MaxSteps: 6})
+	a.send(Command{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, MaxSteps: 6})
 	if st = a.reply("ended").State; st.Bug == nil || st.Bug.Kind != "livelock" || st.Step != 6 {
 		t.Fatalf("a step bound of 6: %+v", st)
 	}
 	// Once the schedule runs out, the then strategy picks.
-	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "random", Seed: 3})
+	a.send(Command{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "random", Seed: 3})
 	if st = a.reply("ended").State; st.Bug != nil || st.Err != "" || st.Step < 13 {
 		t.Fatalf("then random: %+v", st)
 	}
-	a.send(DebugCommand{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "nope"})
+	a.send(Command{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, Then: "nope"})
 	if st = a.reply("ended").State; !strings.Contains(st.Err, `unknown strategy "nope"`) {
 		t.Fatalf("then nope: %+v", st)
 	}
-	a.send(DebugCommand{Cmd: "quit", G: -1})
+	a.send(Command{Cmd: "quit", G: -1})
 	<-done
 }
 
-func goroutineOp(st *DebugState, g int) string {
+func goroutineOp(st *State, g int) string {
 	for _, x := range st.Goroutines {
 		if x.ID == g {
 			return x.Op

@@ -1,71 +1,17 @@
-package interleave
+package explore
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
-
-// Defaults of the race detector and the scheduling points.
-const (
-	// DefaultPoints is SCTBench's method (seed 004, §5): detect racy accesses first, then
-	// make only them (and synchronization) scheduling points.
-	DefaultPoints = engine.PointsRacy
-	// DefaultRaceRuns is the number of schedules of the race-detection phase. The study ran
-	// its detector ten times per benchmark (seed 004, §5), but natively: real threads
-	// interleave memory accesses at every instruction. Our detection schedules interleave only
-	// at synchronization, so each shows fewer orders; with ten, radbench/bug1's racy accesses
-	// were missed, with a hundred they are found, and a hundred synchronization-only
-	// schedules cost milliseconds.
-	DefaultRaceRuns = 100
-)
-
-// Points sets which shared-memory accesses are scheduling points: "all", "sync" or "racy"
-// (the default).
-func Points(mode engine.Points) Option { return func(o *options) { o.config.Points = mode } }
-
-// RacesFail makes a data race a bug that fails the test, instead of a finding.
-func RacesFail() Option { return func(o *options) { o.config.Races, o.config.RacesFail = true, true } }
-
-// raceOptions applies INTERLEAVE_POINTS (all, sync, racy), INTERLEAVE_RACES (report, fail,
-// off) and INTERLEAVE_RACE_RUNS (the detection phase's schedules).
-func (o *options) raceOptions() error {
-	if v := os.Getenv("INTERLEAVE_POINTS"); v != "" {
-		p, err := engine.ParsePoints(v)
-		if err != nil {
-			return fmt.Errorf("INTERLEAVE_POINTS: %w", err)
-		}
-		o.config.Points = p
-	}
-	switch v := os.Getenv("INTERLEAVE_RACES"); v {
-	case "":
-	case "report":
-		o.config.Races, o.config.RacesFail = true, false
-	case "fail":
-		o.config.Races, o.config.RacesFail = true, true
-	case "off":
-		o.config.Races, o.config.RacesFail = false, false
-	default:
-		return fmt.Errorf("INTERLEAVE_RACES=%q: want report, fail or off", v)
-	}
-	if v := os.Getenv("INTERLEAVE_RACE_RUNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("INTERLEAVE_RACE_RUNS=%q: want a positive number of schedules", v)
-		}
-		o.raceRuns = n
-	}
-	return nil
-}
 
 // detectRaces is the race-detection phase of mode "racy" (seed 004, §5): it runs the test
 // o.raceRuns times with the detector on and only synchronization as scheduling points, under
@@ -131,7 +77,7 @@ func mergeDetected(rep, detect *Report) {
 // saveFindings writes the test's findings document to the results store of the module of the
 // working directory (go test runs a test in its package's directory) and returns its path.
 func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, bugPath string) (string, error) {
-	root, err := workingModule()
+	root, err := store.WorkingModule()
 	if err != nil {
 		return "", fmt.Errorf("save findings: %w", err)
 	}
@@ -156,7 +102,7 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		})
 	}
 	if b := rep.First; b != nil && b.Bug != nil {
-		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: relativePos(root, b.Bug.Pos), Schedule: bugPath})
+		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: store.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
 	}
 	if err := f.Save(root); err != nil {
 		return "", err
@@ -165,47 +111,13 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 }
 
 func findingAccess(root string, a engine.RaceAccess) findings.Access {
-	pos := relativePos(root, a.Pos)
+	pos := store.RelativePos(root, a.Pos)
 	file, line, col, _ := findings.ParsePos(pos)
-	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: relativePos(root, a.Created)}
+	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: store.RelativePos(root, a.Created)}
 	for _, fr := range a.Stack {
 		// The instrumenter renamed TestXxx to __ilTestXxx (see FormatFailure).
 		fn := strings.Replace(fr.Func, ".__ilTest", ".Test", 1)
 		out.Stack = append(out.Stack, findings.Frame{Func: fn, File: fr.File, Line: fr.Line})
 	}
 	return out
-}
-
-// relativePos makes an absolute position relative to the module root (the instrumenter's
-// positions already are).
-func relativePos(root, pos string) string {
-	if !filepath.IsAbs(pos) {
-		return pos
-	}
-	if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return pos
-}
-
-// findingsPath is where saveFindings writes the test's document.
-func findingsPath(info schedule.Test) (string, bool) {
-	root, err := workingModule()
-	if err != nil {
-		return "", false
-	}
-	return findings.Path(root, info.Package, info.Name), true
-}
-
-// workingModule returns the root of the module of the working directory.
-func workingModule() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	root, _, ok := FindModule(wd)
-	if !ok {
-		return "", fmt.Errorf("no go.mod in %s or above", wd)
-	}
-	return root, nil
 }

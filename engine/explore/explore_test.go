@@ -1,8 +1,7 @@
-package interleave_test
+package explore_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,8 +9,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/interleave-dev/interleave"
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/report"
 )
 
 // recorder is a testing.TB that records failures instead of failing the real test.
@@ -34,20 +34,20 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 func (r *recorder) Logf(string, ...any) {}
 
-// explore runs interleave.Explore on a recorder, in a goroutine so that Fatalf can stop it.
-func explore(t *testing.T, name string, body func(*interleave.T), opts ...interleave.Option) (*recorder, *interleave.Report) {
+// explore runs explore.Explore on a recorder, in a goroutine so that Fatalf can stop it.
+func exploreOn(t *testing.T, name string, body func(*explore.T), opts ...explore.Option) (*recorder, *explore.Report) {
 	r := &recorder{TB: t, name: name}
-	var rep *interleave.Report
+	var rep *explore.Report
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rep = interleave.Explore(r, body, opts...)
+		rep = explore.Test(r, body, opts...)
 	}()
 	<-done
 	return r, rep
 }
 
-func lostUpdate(t *interleave.T) {
+func lostUpdate(t *explore.T) {
 	var n int
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
@@ -68,7 +68,7 @@ func lostUpdate(t *interleave.T) {
 
 func TestExploreFailsTestWithScheduleThatReplays(t *testing.T) {
 	dir := t.TempDir()
-	r, rep := explore(t, "TestLostUpdate", lostUpdate, interleave.ScheduleDir(dir))
+	r, rep := exploreOn(t, "TestLostUpdate", lostUpdate, explore.ScheduleDir(dir))
 	if rep == nil || rep.First == nil || len(r.errors) != 1 {
 		t.Fatalf("report %+v, errors %q", rep, r.errors)
 	}
@@ -83,18 +83,18 @@ func TestExploreFailsTestWithScheduleThatReplays(t *testing.T) {
 		t.Fatalf("schedule files: %v", files)
 	}
 	// The file replays to the same bug, and is refused by another test.
-	r2, rep2 := explore(t, "TestLostUpdate", lostUpdate, interleave.Replay(files[0]))
+	r2, rep2 := exploreOn(t, "TestLostUpdate", lostUpdate, explore.Replay(files[0]))
 	if r2.fatal || len(r2.errors) != 1 || rep2.First.Bug.Step != rep.First.Bug.Step {
 		t.Fatalf("replay: fatal=%v errors=%q", r2.fatal, r2.errors)
 	}
-	r3, _ := explore(t, "TestOther", lostUpdate, interleave.Replay(files[0]))
+	r3, _ := exploreOn(t, "TestOther", lostUpdate, explore.Replay(files[0]))
 	if !r3.fatal || !strings.Contains(r3.errors[0], "is for test TestLostUpdate") {
 		t.Fatalf("other test: %q", r3.errors)
 	}
 }
 
 func TestExplorePassesCorrectProgram(t *testing.T) {
-	r, rep := explore(t, "TestOK", func(t *interleave.T) {
+	r, rep := exploreOn(t, "TestOK", func(t *explore.T) {
 		var mu sync.Mutex
 		var n int
 		var wg sync.WaitGroup
@@ -111,8 +111,8 @@ func TestExplorePassesCorrectProgram(t *testing.T) {
 		if n != 2 {
 			t.Errorf("n = %d", n)
 		}
-	}, interleave.Strategy("dfs", nil))
-	if len(r.errors) != 0 || rep.Stopped != "exhausted" || !strings.Contains(interleave.Summary(rep), "all ") {
+	}, explore.Strategy("dfs", nil))
+	if len(r.errors) != 0 || rep.Stopped != "exhausted" || !strings.Contains(report.Summary(rep), "all ") {
 		t.Fatalf("errors %q, report %+v", r.errors, rep)
 	}
 }
@@ -120,49 +120,13 @@ func TestExplorePassesCorrectProgram(t *testing.T) {
 func TestEnvironmentOverrides(t *testing.T) {
 	t.Setenv("INTERLEAVE_STRATEGY", "random")
 	t.Setenv("INTERLEAVE_SCHEDULES", "7")
-	r, rep := explore(t, "TestEnv", func(t *interleave.T) {}, interleave.Strategy("dfs", nil))
+	r, rep := exploreOn(t, "TestEnv", func(t *explore.T) {}, explore.Strategy("dfs", nil))
 	if len(r.errors) != 0 || rep.Strategy != "random" || rep.Schedules != 7 {
 		t.Fatalf("errors %q, report %+v", r.errors, rep)
 	}
 	t.Setenv("INTERLEAVE_STRATEGY", "nosuch")
-	r, _ = explore(t, "TestEnv", func(t *interleave.T) {})
+	r, _ = exploreOn(t, "TestEnv", func(t *explore.T) {})
 	if !r.fatal || !strings.Contains(r.errors[0], `unknown strategy "nosuch"`) {
 		t.Fatalf("errors %q", r.errors)
-	}
-}
-
-func TestParseStrategy(t *testing.T) {
-	for _, tc := range []struct {
-		in, name, params, err string
-	}{
-		{"pct", "pct", "map[]", ""},
-		{"pct:d=2,n=4", "pct", "map[d:2 n:4]", ""},
-		{"", "", "", "empty strategy name"},
-		{"pct:d", "", "", "want key=value"},
-	} {
-		name, params, err := interleave.ParseStrategy(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || name != tc.name || fmt.Sprint(params) != tc.params {
-			t.Errorf("%q: %q %v %v", tc.in, name, params, err)
-		}
-	}
-}
-
-func TestScheduleDirCreatesIgnoredStore(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n"), 0o644)
-	sub := filepath.Join(root, "a", "b")
-	os.MkdirAll(sub, 0o755)
-	dir, err := interleave.ScheduleDirFor(sub)
-	if err != nil || dir != filepath.Join(root, ".interleave", "schedules") {
-		t.Fatalf("dir %q, err %v", dir, err)
-	}
-	if b, err := os.ReadFile(filepath.Join(root, ".interleave", ".gitignore")); err != nil || !strings.Contains(string(b), "*") {
-		t.Fatalf(".gitignore: %q %v", b, err)
 	}
 }

@@ -1,0 +1,126 @@
+package engine_test
+
+import (
+	"io/fs"
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+const module = "github.com/interleave-dev/interleave"
+
+// layer places every package of the module in the data path of DESIGN.md, lowest first: a
+// package may import only packages of lower layers. A new package gets a layer here.
+var layer = map[string]int{
+	"engine/schedule":               0,
+	"engine":                        1,
+	"engine/findings":               1,
+	"engine/strategy":               2,
+	"engine/store":                  2,
+	"engine/report":                 2,
+	"engine/minimize":               3,
+	"engine/control":                3,
+	"engine/explore":                4,
+	"engine/harness":                5,
+	"engine/instrument":             6,
+	"engine/internal/gen/atomic":    6,
+	"dap/daptest":                   7,
+	"dap":                           7,
+	"lsp":                           7,
+	"lsp/lsptest":                   7,
+	"cmd/interleave/internal/bench": 7,
+	"cmd/interleave/internal/demo":  7,
+	"cmd/interleave":                8,
+}
+
+// goList runs go list on the module's packages with a template whose output is
+// "importpath: import import ..." per package.
+func goList(t *testing.T, args ...string) map[string][]string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	pkgs := make(map[string][]string)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, imports, _ := strings.Cut(line, ":")
+		pkgs[name] = strings.Fields(imports)
+	}
+	return pkgs
+}
+
+// TestImportsRunDownward enforces DESIGN.md's arrows: cmd → dap, lsp → engine/...; nothing
+// in engine/ imports dap, lsp or cmd, and within engine/ nothing imports what sits above it.
+func TestImportsRunDownward(t *testing.T) {
+	pkgs := goList(t, "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", module+"/...")
+	for pkg, imports := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if strings.Contains(rel, "testdata") {
+			continue
+		}
+		l, ok := layer[rel]
+		if !ok {
+			t.Errorf("package %s has no layer in deps_test.go: place it in the data path", rel)
+			continue
+		}
+		for _, imp := range imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			irel := strings.TrimPrefix(imp, module+"/")
+			if il, ok := layer[irel]; ok && il >= l {
+				t.Errorf("%s (layer %d) imports %s (layer %d): arrows must run downward", rel, l, irel, il)
+			}
+		}
+	}
+}
+
+// runtimePackages are the packages compiled into an instrumented test binary: the harness
+// and what it imports, transitively, in this module.
+func runtimePackages(t *testing.T) map[string][]string {
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}:{{join .Imports \" \"}}{{end}}", module+"/engine/harness")
+	delete(deps, "")
+	return deps
+}
+
+// TestRuntimePackagesUseStandardLibraryOnly enforces DESIGN.md's rule: every package that is
+// compiled into a program under test imports nothing outside the standard library and the
+// module's own runtime packages, because it is injected into arbitrary user modules, offline.
+func TestRuntimePackagesUseStandardLibraryOnly(t *testing.T) {
+	deps := runtimePackages(t)
+	if len(deps) < 5 {
+		t.Fatalf("runtime packages: %v", deps)
+	}
+	for pkg := range deps {
+		if pkg != module+"/engine" && !strings.HasPrefix(pkg, module+"/engine/") {
+			t.Errorf("a runtime package depends on %s, which is neither the standard library nor the engine", pkg)
+		}
+	}
+}
+
+// TestSourceHoldsTheRuntime checks that engine.Source, the copy of the runtime that the
+// interleave command builds user tests against, holds the source of every runtime package.
+func TestSourceHoldsTheRuntime(t *testing.T) {
+	for pkg := range runtimePackages(t) {
+		dir := strings.TrimPrefix(strings.TrimPrefix(pkg, module+"/engine"), "/")
+		if dir == "" {
+			dir = "."
+		}
+		entries, err := fs.ReadDir(engine.Source, dir)
+		n := 0
+		for _, e := range entries {
+			if path.Ext(e.Name()) == ".go" && !strings.HasSuffix(e.Name(), "_test.go") {
+				n++
+			}
+		}
+		if err != nil || n == 0 {
+			t.Errorf("engine.Source lacks %s (%v): add its directory to the go:embed line of source.go", pkg, err)
+		}
+	}
+}

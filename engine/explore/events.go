@@ -1,0 +1,131 @@
+package explore
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
+)
+
+// Event is one line of the event stream a test binary built by the interleave command writes
+// (to the file named by INTERLEAVE_EVENTS): progress while a test is explored, then its
+// result. The interleave command turns them into its output and its -json events.
+type Event struct {
+	Event    string  `json:"Event"` // "progress" or "result"
+	Test     string  `json:"Test"`
+	Package  string  `json:"Package,omitempty"`
+	Strategy string  `json:"Strategy,omitempty"`
+	Elapsed  float64 `json:"Elapsed"` // seconds
+
+	Schedules     int `json:"Schedules"`
+	Buggy         int `json:"Buggy"`
+	Interleavings int `json:"Interleavings"`
+	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
+	MaxSteps      int `json:"MaxSteps,omitempty"`
+	// FirstBug is the number of the first schedule that found a bug (result only).
+	FirstBug int `json:"FirstBug,omitempty"`
+	// Points is the scheduling-points mode, DetectionSchedules the schedules of its
+	// race-detection phase (mode "racy"), Races the number of data races found, and
+	// Findings the findings document they were written to (result only).
+	Points             string `json:"Points,omitempty"`
+	DetectionSchedules int    `json:"DetectionSchedules,omitempty"`
+	Races              int    `json:"Races,omitempty"`
+	Findings           string `json:"Findings,omitempty"`
+
+	// Result only.
+	Stopped     string              `json:"Stopped,omitempty"`
+	Exhausted   string              `json:"Exhausted,omitempty"`
+	Error       string              `json:"Error,omitempty"`
+	Limitations []engine.Limitation `json:"Limitations,omitempty"`
+	Bug         *EventBug           `json:"Bug,omitempty"`
+	// Report is the human description of the bug (FormatFailure).
+	Report string `json:"Report,omitempty"`
+	// Trace is the schedule of a replay, step by step.
+	Trace []schedule.Step `json:"Trace,omitempty"`
+}
+
+// EventBug is the bug of a result event.
+type EventBug struct {
+	Kind     string `json:"Kind"`
+	Message  string `json:"Message"`
+	Position string `json:"Position"`
+	Schedule string `json:"Schedule,omitempty"`
+	// Preemptions of the saved schedule, and of the schedule as found when minimization
+	// made it simpler.
+	Preemptions      int `json:"Preemptions"`
+	FoundPreemptions int `json:"FoundPreemptions,omitempty"`
+	Step             int `json:"Step"`
+}
+
+// events writes the event stream; nil when there is none (EventLog).
+type events struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last time.Time
+}
+
+func (ev *events) write(e *Event) {
+	if ev == nil {
+		return
+	}
+	b, _ := json.Marshal(e)
+	ev.mu.Lock()
+	ev.w.Write(append(b, '\n'))
+	ev.mu.Unlock()
+}
+
+// progress is the OnExecution hook that streams progress events, at most four a second.
+func (o *options) progress(name string, start time.Time) func(int, *engine.Result) {
+	return func(n int, r *engine.Result) {
+		if o.events == nil || n&63 != 0 {
+			return
+		}
+		now := time.Now()
+		if now.Sub(o.events.last) < 250*time.Millisecond {
+			return
+		}
+		o.events.last = now
+		o.events.write(&Event{Event: "progress", Test: name, Schedules: n, Elapsed: now.Sub(start).Seconds(), Strategy: o.strategyName})
+	}
+}
+
+func resultEvent(name string, info schedule.Test, rep *Report) *Event {
+	e := &Event{
+		Event: "result", Test: name, Package: info.Package, Strategy: rep.Strategy,
+		Elapsed: rep.Elapsed.Seconds(), Schedules: rep.Schedules, Buggy: rep.Buggy,
+		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
+		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
+		FirstBug: rep.FirstAt,
+	}
+	if rep.Err != nil {
+		e.Error = rep.Err.Error()
+	}
+	return e
+}
+
+func bugEvent(r *engine.Result, path string) *EventBug {
+	b := r.Bug
+	pos := b.Pos
+	// Positions of operations are module-relative (the instrumenter writes them so); a
+	// failure's position comes from runtime.Caller, absolute: make it relative too.
+	if filepath.IsAbs(pos) {
+		if wd, err := os.Getwd(); err == nil {
+			if root, _, ok := store.FindModule(wd); ok {
+				if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+					pos = filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	if abs, err := filepath.Abs(path); err == nil && path != "" {
+		path = abs
+	}
+	return &EventBug{Kind: string(b.Kind), Message: b.Message, Position: pos, Schedule: path, Preemptions: r.Preemptions, Step: b.Step}
+}

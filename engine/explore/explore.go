@@ -1,0 +1,216 @@
+// Package explore is the API a Go test calls to explore its interleavings under the
+// controlled scheduler: it runs the test's body once per schedule, reports the first schedule
+// that fails with a schedule file that replays it exactly, and writes the findings (data
+// races, the bug) to the results store.
+//
+//	func TestTransfer(t *testing.T) {
+//		explore.Test(t, func(t *explore.T) {
+//			... code written against the engine's API (or rewritten to it by the instrumenter) ...
+//		})
+//	}
+//
+// Each schedule runs the body once, on goroutines the engine controls; the body gets a
+// per-schedule *explore.T whose Error, Fatal, Log, Cleanup and TempDir mean what they mean
+// on a *testing.T. When a schedule fails, Test fails the real test with the bug — its kind,
+// message, position, every goroutine's stack — and the path of the saved schedule file, and
+// running the test again with INTERLEAVE_REPLAY=<file> replays exactly that schedule.
+//
+// Environment variables override the options, so that a test can be explored harder or
+// replayed without editing it: INTERLEAVE_STRATEGY (a strategy name, with parameters as
+// "pct:d=2"), INTERLEAVE_SCHEDULES, INTERLEAVE_SEED, INTERLEAVE_REPLAY; the interleave
+// command sets the others (env.go). Tests that the instrumenter rewrote reach this package
+// through package harness.
+//
+// The package, like the engine, uses the standard library only.
+package explore
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/report"
+	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
+	"github.com/interleave-dev/interleave/engine/strategy"
+)
+
+// T is the per-schedule test handle.
+type T = engine.T
+
+// Report summarizes an exploration.
+type Report = engine.Report
+
+// Test runs body once per schedule until a bug, the budget, or the end of the strategy's
+// space, and fails t with the first bug found. It returns the exploration's report.
+func Test(t testing.TB, body func(*T), opts ...Option) *Report {
+	t.Helper()
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return run(t, body, o)
+}
+
+func run(t testing.TB, body func(*T), o options) *Report {
+	t.Helper()
+	if err := o.fromEnv(); err != nil {
+		t.Fatalf("interleave: %v", err)
+	}
+	if err := o.envOptions(); err != nil {
+		t.Fatalf("interleave: %v", err)
+	}
+	if err := o.raceOptions(); err != nil {
+		t.Fatalf("interleave: %v", err)
+	}
+	o.config.Name = t.Name()
+	info := store.TestInfo(t.Name())
+	if o.replay != "" {
+		return replay(t, body, o, info)
+	}
+	if p := os.Getenv("INTERLEAVE_MINIMIZE_FILE"); p != "" {
+		minimizeFile(t, body, o, info, p, os.Getenv("INTERLEAVE_MINIMIZE_OUT"))
+		return nil
+	}
+	fail := func(rep *Report, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		if rep == nil {
+			rep = &Report{Strategy: o.strategyName}
+		}
+		e := resultEvent(t.Name(), info, rep)
+		e.Stopped, e.Error = "error", msg
+		o.events.write(e)
+		t.Fatalf("interleave: %s", msg)
+	}
+	s := o.strategy
+	if s == nil {
+		var err error
+		if s, err = strategy.New(o.strategyName, o.params, o.seed); err != nil {
+			fail(nil, "%v", err)
+		}
+	}
+	o.config.Strategy = s
+	start := time.Now()
+	var detect *Report
+	if o.config.Points == engine.PointsRacy && o.config.RacyPoints == nil {
+		var err error
+		if detect, err = detectRaces(body, &o); err != nil {
+			fail(detect, "%v", err)
+		}
+		o.config.RacyPoints = racyPositions(detect.Races)
+	}
+	// The schedule file of the first bug is made while the strategy still describes that
+	// execution (its Params, its seed).
+	var file *schedule.File
+	progress := o.progress(t.Name(), start)
+	o.config.OnExecution = func(n int, r *engine.Result) {
+		if r.Bug != nil && file == nil {
+			file = engine.NewScheduleFile(r, info, s, n)
+			file.Points = o.config.Points.String()
+			if o.config.Points == engine.PointsRacy {
+				file.RacyPoints = o.config.RacyPoints
+			}
+		}
+		progress(n, r)
+	}
+	rep := engine.Explore(body, o.config)
+	mergeDetected(rep, detect)
+	// The findings document is written whatever the outcome, with the bug's schedule once
+	// it is saved.
+	var bugPath string
+	defer func() {
+		if o.events == nil && !o.config.Races {
+			return
+		}
+		if _, err := saveFindings(&o, info, rep, detect, bugPath); err != nil {
+			t.Logf("interleave: %v", err)
+		}
+	}()
+	withFindings := func(e *Event) *Event {
+		e.Points = o.config.Points.String()
+		e.Races = len(rep.Races)
+		if detect != nil {
+			e.DetectionSchedules = detect.Schedules
+		}
+		if path, ok := store.FindingsPath(info); ok {
+			e.Findings = path
+		}
+		return e
+	}
+	switch {
+	case rep.Err != nil:
+		fail(rep, "%s: %v", s.Name(), rep.Err)
+	case rep.Stopped == "limitation":
+		fail(rep, "%s", rep.Limitations[len(rep.Limitations)-1].Message)
+	case rep.Stopped == "skipped":
+		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
+		t.Skipf("interleave: the test skipped itself")
+	case rep.First != nil:
+		path, err := store.SaveSchedule(o.dir, file)
+		if err != nil {
+			t.Errorf("interleave: %v", err)
+		}
+		bugPath = path
+		e := withFindings(resultEvent(t.Name(), info, rep))
+		e.Bug = bugEvent(rep.First, path)
+		if err == nil && o.minimize > 0 {
+			before, after, merr := minimizeSchedule(body, file, path, o.minimize)
+			if merr != nil {
+				t.Logf("interleave: minimize: %v", merr)
+			} else if after < before {
+				e.Bug.Preemptions, e.Bug.FoundPreemptions = after, before
+			}
+		}
+		e.Report = report.FormatFailure(rep, path, t.Name())
+		if e.Bug.FoundPreemptions > 0 {
+			e.Report += fmt.Sprintf("minimized: %d preemption(s) as found, %d in the saved schedule\n", e.Bug.FoundPreemptions, e.Bug.Preemptions)
+		}
+		o.events.write(e)
+		t.Errorf("%s", e.Report)
+	default:
+		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
+		if testing.Verbose() {
+			t.Logf("interleave: %s", report.Summary(rep))
+		}
+	}
+	return rep
+}
+
+// replay runs the schedule file o.replay once and fails t unless it reproduces its bug.
+func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report {
+	t.Helper()
+	f, err := schedule.Load(o.replay)
+	if err == nil {
+		err = f.Check(info)
+	}
+	if err != nil {
+		e := resultEvent(t.Name(), info, &Report{Strategy: "replay"})
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
+		t.Fatalf("interleave: %v", err)
+	}
+	o.config.MaxSteps = engine.ReplayMaxSteps(f)
+	o.config.Record = true
+	o.config.Races, o.config.RacesFail = false, false
+	o.config.UseFile(f) // validated by Load
+	r := engine.Run(body, strategy.NewReplayFile(f), o.config)
+	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
+	e := resultEvent(t.Name(), info, rep)
+	e.Trace = r.Schedule
+	if err := engine.CheckReproduced(f, r); err != nil {
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
+		t.Fatalf("interleave: %v", err)
+	}
+	if r.Bug != nil {
+		e.Bug = bugEvent(r, o.replay)
+		e.Report = report.FormatFailure(rep, o.replay, "")
+		t.Errorf("%s", e.Report)
+	} else {
+		e.Stopped = "passed"
+	}
+	o.events.write(e)
+	return rep
+}

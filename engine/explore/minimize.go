@@ -1,0 +1,58 @@
+package explore
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine/minimize"
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// minimizeSchedule shrinks the schedule at path to fewer preemptions, within o.minimize, and
+// replaces the file with the result; the schedule as found is kept beside it. It returns the
+// preemptions before and after.
+func minimizeSchedule(body func(*T), f *schedule.File, path string, budget time.Duration) (before, after int, err error) {
+	res, err := minimize.Minimize(body, f, minimize.Options{Time: budget})
+	if err != nil {
+		return 0, 0, err
+	}
+	if res.After >= res.Before {
+		return res.Before, res.Before, nil
+	}
+	orig := strings.TrimSuffix(path, ".json") + ".found.json"
+	if err := os.Rename(path, orig); err != nil {
+		return 0, 0, err
+	}
+	if err := res.File.Save(path); err != nil {
+		return 0, 0, err
+	}
+	return res.Before, res.After, nil
+}
+
+// minimizeFile minimizes the schedule file at path (interleave minimize) into out.
+func minimizeFile(t testing.TB, body func(*T), o options, info schedule.Test, path, out string) {
+	t.Helper()
+	e := resultEvent(t.Name(), info, &Report{Strategy: "minimize"})
+	f, err := schedule.Load(path)
+	if err == nil {
+		err = f.Check(info)
+	}
+	var res *minimize.Result
+	if err == nil {
+		res, err = minimize.Minimize(body, f, minimize.Options{Time: o.minimize})
+	}
+	if err == nil {
+		err = res.File.Save(out)
+	}
+	if err != nil {
+		e.Stopped, e.Error = "error", err.Error()
+		o.events.write(e)
+		t.Fatalf("interleave: minimize %s: %v", path, err)
+	}
+	e.Bug = &EventBug{Kind: string(res.Bug.Kind), Message: res.Bug.Message, Position: res.Bug.Pos, Schedule: out,
+		Preemptions: res.After, FoundPreemptions: res.Before, Step: res.Bug.Step}
+	e.Schedules = res.Executions
+	o.events.write(e)
+}

@@ -1,0 +1,88 @@
+// Package harness is what an instrumented test calls: the instrumenter renames each TestXxx
+// of the user's package and gives it a TestXxx that hands the original body, rewritten, to
+// RunTest; where the test's code says testing.TB it puts TB, whose implementation is the
+// per-schedule T. RunTest explores the body as the interleave command configured it through
+// the environment (see package explore), or, when the debug adapter launched the test, serves
+// the debugging session (package control).
+//
+// Like every package compiled into test binaries, it uses the standard library only.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/control"
+	"github.com/interleave-dev/interleave/engine/explore"
+)
+
+// T is the per-schedule test handle an instrumented test's body receives.
+type T = engine.T
+
+// TB is the interface of the per-schedule test handle that the instrumenter puts where a
+// test's code says testing.TB.
+type TB interface {
+	ArtifactDir() string
+	Attr(key, value string)
+	Chdir(dir string)
+	Cleanup(f func())
+	Context() context.Context
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fail()
+	FailNow()
+	Failed() bool
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Helper()
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Name() string
+	Output() io.Writer
+	Setenv(key, value string)
+	Skip(args ...any)
+	SkipNow()
+	Skipf(format string, args ...any)
+	Skipped() bool
+	TempDir() string
+}
+
+var _ TB = (*T)(nil)
+
+// openEvents opens the event stream file the interleave command named in INTERLEAVE_EVENTS;
+// nil when there is none.
+func openEvents() *os.File {
+	p := os.Getenv("INTERLEAVE_EVENTS")
+	if p == "" {
+		return nil
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interleave: events: %v\n", err)
+		return nil
+	}
+	return f
+}
+
+// RunTest is what the instrumenter makes of a TestXxx function: it explores body (the test's
+// original body, rewritten) as explore.Test does, configured by the INTERLEAVE_* environment the
+// interleave command sets, streams progress and the result as events, and minimizes the
+// schedule of a bug before saving it (INTERLEAVE_MINIMIZE, a duration; 0 turns it off).
+func RunTest(t *testing.T, body func(*T)) {
+	t.Helper()
+	if addr := os.Getenv("INTERLEAVE_DEBUG"); addr != "" {
+		control.Serve(t, body, addr)
+		return
+	}
+	opts := []explore.Option{explore.Minimize(5 * time.Second)}
+	if f := openEvents(); f != nil {
+		defer f.Close()
+		opts = append(opts, explore.EventLog(f))
+	}
+	explore.Test(t, body, opts...)
+}

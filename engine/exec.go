@@ -99,6 +99,7 @@ func traceCode(op OpKind, pos posID) uint32 { return uint32(pos) | uint32(op)<<t
 type Exec struct {
 	strategy Strategy
 	maxSteps int
+	root     string // Config.Root
 
 	gs      []*goroutine
 	enabled []GID // sorted
@@ -489,6 +490,7 @@ func (e *Exec) recordBug(bug *Bug, g *goroutine) {
 			bug.Pos = g.pending.Pos
 		}
 	}
+	bug.Pos = RelativePos(e.root, bug.Pos)
 	e.result.Bug = bug
 }
 

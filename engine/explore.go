@@ -54,6 +54,10 @@ type Config struct {
 	// steps in a row while another was enabled is made to yield. 0 means DefaultFairSteps;
 	// negative means no bound.
 	FairSteps int
+	// Root, when set, is the directory that bug positions under it are made relative to
+	// (the module's root), as the instrumenter writes operation positions: the same bug has
+	// the same position wherever the module is, so that its schedule replays after a move.
+	Root string
 }
 
 // UseFile configures c to execute as the schedule file f was recorded: with the same

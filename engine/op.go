@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
 
 // GID identifies a controlled goroutine within one execution. Ids are assigned in creation
 // order: the test body is G0, the first goroutine it starts G1, and so on, so the same
@@ -132,4 +136,17 @@ func (o Op) String() string {
 		return o.Kind.String()
 	}
 	return o.Kind.String() + " at " + o.Pos
+}
+
+// RelativePos makes a position ("file:line" or "file:line:col") whose file is under root
+// relative to root, with slashes; other positions, and any position when root is empty, are
+// returned as they are. The instrumenter's operation positions are module-relative already.
+func RelativePos(root string, pos Pos) Pos {
+	if root == "" || !filepath.IsAbs(pos) {
+		return pos
+	}
+	if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return pos
 }

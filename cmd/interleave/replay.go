@@ -17,6 +17,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	until := fs.Int("until", 0, "stop after step `N` (0: run to the end)")
+	strict := fs.Bool("strict", false, "refuse a schedule recorded by other code (by default it is replayed up to the first divergence)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,7 +30,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.Test.Package != demo.Package {
-		return replayTest(path, f, *until, stdout, stderr)
+		return replayTest(path, f, *until, *strict, stdout, stderr)
 	}
 	prog, ok := demo.Lookup(f.Test.Name)
 	if !ok {

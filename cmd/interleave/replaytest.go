@@ -56,8 +56,9 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 }
 
 // replayTest replays a schedule of an ordinary test: it builds the test's package
-// instrumented, runs the test with the schedule, and prints the trace and the bug.
-func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writer) error {
+// instrumented, runs the test with the schedule, and prints the trace and the bug. A schedule
+// recorded by other code is replayed up to the first divergence, with a notice, unless strict.
+func replayTest(path string, f *schedule.File, until int, strict bool, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	work, err := os.MkdirTemp("", "interleave-build-")
@@ -70,9 +71,12 @@ func replayTest(path string, f *schedule.File, until int, stdout, stderr io.Writ
 		return err
 	}
 	abs, _ := filepath.Abs(path)
-	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs}, nil)
+	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs, strictEnv(strict)}, nil)
 	if err != nil {
 		return err
+	}
+	if res.Notice != "" {
+		fmt.Fprintf(stderr, "interleave replay: %s\n", strings.ReplaceAll(res.Notice, "\n", "\ninterleave replay: "))
 	}
 	if res.Error != "" {
 		msg := res.Error
@@ -104,6 +108,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("minimize", stderr)
 	budget := fs.Duration("time", 0, "time budget (0: until 1-minimal)")
 	outPath := fs.String("o", "", "write the minimized schedule to `FILE` (default: beside the input, .min.json)")
+	strict := fs.Bool("strict", false, "refuse a schedule recorded by other code (by default it is minimized anyway)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -135,9 +140,12 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	}
 	abs, _ := filepath.Abs(path)
 	absDst, _ := filepath.Abs(dst)
-	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_MINIMIZE_FILE=" + abs, "INTERLEAVE_MINIMIZE_OUT=" + absDst, "INTERLEAVE_MINIMIZE=" + budget.String()}, nil)
+	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_MINIMIZE_FILE=" + abs, "INTERLEAVE_MINIMIZE_OUT=" + absDst, "INTERLEAVE_MINIMIZE=" + budget.String(), strictEnv(*strict)}, nil)
 	if err != nil {
 		return err
+	}
+	if res.Notice != "" {
+		fmt.Fprintf(stderr, "interleave minimize: %s\n", res.Notice)
 	}
 	if res.Error != "" {
 		return fmt.Errorf("minimize %s: %s", path, res.Error)
@@ -147,4 +155,13 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: %s at %s\npreemptions: %d → %d\nwritten: %s\n", path, res.Bug.Kind, res.Bug.Position, res.Bug.FoundPreemptions, res.Bug.Preemptions, dst)
 	return nil
+}
+
+// strictEnv is the variable that makes the test binary refuse a schedule file recorded by
+// other code.
+func strictEnv(strict bool) string {
+	if strict {
+		return "INTERLEAVE_REPLAY_STRICT=1"
+	}
+	return "INTERLEAVE_REPLAY_STRICT=0"
 }

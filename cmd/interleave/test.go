@@ -497,7 +497,7 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	cmd := exec.CommandContext(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = p.Dir
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1"), env...)
+	cmd.Env = append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1", p.BuildEnv()), env...)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }

@@ -252,17 +252,19 @@ func TestTestBadInput(t *testing.T) {
 		name string
 		file string
 		want string
+		args []string
 	}{
-		{"other test", edit("other.json", func(f *schedule.File) { f.Test.Name = "TestSomethingElse" }), "TestSomethingElse"},
-		{"older binary", edit("older.json", func(f *schedule.File) { f.Test.Build = "0123456789abcdef" }), "0123456789abcdef"},
+		{"other test", edit("other.json", func(f *schedule.File) { f.Test.Name = "TestSomethingElse" }), "TestSomethingElse", nil},
+		// Without -strict, other code is replayed anyway (TestScheduleReplaysAfterMoveAndChange).
+		{"other code, strict", edit("older.json", func(f *schedule.File) { f.Test.Build = "0123456789abcdef" }), "0123456789abcdef", []string{"-strict"}},
 		{"corrupt", func() string {
 			p := filepath.Join(dir, "corrupt.json")
 			os.WriteFile(p, []byte(`{"version": 1, "test": `), 0o644)
 			return p
-		}(), "corrupt.json"},
+		}(), "corrupt.json", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := interleaveIn(t, dir, nil, "replay", tc.file)
+			code, out, errOut := interleaveIn(t, dir, nil, append(append([]string{"replay"}, tc.args...), tc.file)...)
 			if code != 2 || !strings.Contains(errOut, tc.want) {
 				t.Fatalf("exit %d, want 2 with %q\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errOut)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
 )
 
 // Command is a command of the control protocol, from the adapter to the test process.
@@ -58,6 +59,9 @@ type Command struct {
 // config is the engine configuration of an exploration or an execution of the session.
 func (c *Command) config(name string) (engine.Config, error) {
 	cfg := engine.Config{Name: name, MaxSteps: c.MaxSteps}
+	if root, err := store.WorkingModule(); err == nil {
+		cfg.Root = root // bug positions relative to the module, as operations' are
+	}
 	if c.Points != "" {
 		p, err := engine.ParsePoints(c.Points)
 		if err != nil {

@@ -36,6 +36,13 @@ func (o *options) fromEnv() error {
 	if v := os.Getenv("INTERLEAVE_REPLAY"); v != "" {
 		o.replay = v
 	}
+	if v := os.Getenv("INTERLEAVE_REPLAY_STRICT"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_REPLAY_STRICT=%q: %w", v, err)
+		}
+		o.strict = b
+	}
 	return nil
 }
 

@@ -47,6 +47,9 @@ type Event struct {
 	Bug         *EventBug           `json:"Bug,omitempty"`
 	// Report is the human description of the bug (FormatFailure).
 	Report string `json:"Report,omitempty"`
+	// Notice is what a person should know about the result that is neither a bug nor an
+	// error (a replay of a schedule recorded by other code).
+	Notice string `json:"Notice,omitempty"`
 	// Trace is the schedule of a replay, step by step.
 	Trace []schedule.Step `json:"Trace,omitempty"`
 }

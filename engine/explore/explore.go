@@ -25,12 +25,14 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/minimize"
 	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/store"
@@ -66,6 +68,9 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		t.Fatalf("interleave: %v", err)
 	}
 	o.config.Name = t.Name()
+	if root, err := store.WorkingModule(); err == nil {
+		o.config.Root = root // bug positions relative to the module, as operations' are
+	}
 	info := store.TestInfo(t.Name())
 	if o.replay != "" {
 		return replay(t, body, o, info)
@@ -156,7 +161,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		e := withFindings(resultEvent(t.Name(), info, rep))
 		e.Bug = bugEvent(rep.First, path)
 		if err == nil && o.minimize > 0 {
-			before, after, merr := minimizeSchedule(body, file, path, o.minimize)
+			before, after, merr := minimizeSchedule(body, file, path, minimize.Options{Time: o.minimize, Root: o.config.Root})
 			if merr != nil {
 				t.Logf("interleave: minimize: %v", merr)
 			} else if after < before {
@@ -178,12 +183,20 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	return rep
 }
 
-// replay runs the schedule file o.replay once and fails t unless it reproduces its bug.
+// replay runs the schedule file o.replay once and fails t unless it reproduces its bug. A
+// file recorded by other code (the test changed since, or was fixed) is replayed anyway, up
+// to the first divergence, with a notice saying so; a bug that no longer happens under the
+// schedule then passes. INTERLEAVE_REPLAY_STRICT=1 refuses such a file instead.
 func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report {
 	t.Helper()
 	f, err := schedule.Load(o.replay)
+	var changed error // the code changed since the schedule was recorded
 	if err == nil {
+		relativeBug(f, o.config.Root)
 		err = f.Check(info)
+		if errors.Is(err, schedule.ErrOtherBuild) && !o.strict {
+			changed, err = err, nil
+		}
 	}
 	if err != nil {
 		e := resultEvent(t.Name(), info, &Report{Strategy: "replay"})
@@ -199,7 +212,20 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
 	e := resultEvent(t.Name(), info, rep)
 	e.Trace = r.Schedule
-	if err := engine.CheckReproduced(f, r); err != nil {
+	if changed != nil {
+		e.Notice = fmt.Sprintf("%v; replaying it anyway, up to the first divergence", changed)
+		t.Logf("interleave: %s", e.Notice)
+	}
+	err = engine.CheckReproduced(f, r)
+	if err != nil && changed != nil && r.Bug == nil && r.Err == nil && r.Limitation == nil && f.Bug != nil {
+		// The fix the developer made: the schedule runs to its end without the bug.
+		e.Notice += fmt.Sprintf("\nthe %s the schedule recorded no longer happens under it", f.Bug.Kind)
+		err = nil
+	}
+	if err != nil {
+		if changed != nil {
+			err = fmt.Errorf("%w (the code changed since the schedule was recorded)", err)
+		}
 		e.Stopped, e.Error = "error", err.Error()
 		o.events.write(e)
 		t.Fatalf("interleave: %v", err)
@@ -213,4 +239,12 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 	}
 	o.events.write(e)
 	return rep
+}
+
+// relativeBug makes the bug position of a schedule file written before bug positions were
+// module-relative (an absolute path in this module) relative, as a replay reports it.
+func relativeBug(f *schedule.File, root string) {
+	if f.Bug != nil {
+		f.Bug.Pos = engine.RelativePos(root, f.Bug.Pos)
+	}
 }

@@ -1,20 +1,21 @@
 package explore
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interleave-dev/interleave/engine/minimize"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
-// minimizeSchedule shrinks the schedule at path to fewer preemptions, within o.minimize, and
+// minimizeSchedule shrinks the schedule at path to fewer preemptions, within opts.Time, and
 // replaces the file with the result; the schedule as found is kept beside it. It returns the
 // preemptions before and after.
-func minimizeSchedule(body func(*T), f *schedule.File, path string, budget time.Duration) (before, after int, err error) {
-	res, err := minimize.Minimize(body, f, minimize.Options{Time: budget})
+func minimizeSchedule(body func(*T), f *schedule.File, path string, opts minimize.Options) (before, after int, err error) {
+	res, err := minimize.Minimize(body, f, opts)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -37,13 +38,20 @@ func minimizeFile(t testing.TB, body func(*T), o options, info schedule.Test, pa
 	e := resultEvent(t.Name(), info, &Report{Strategy: "minimize"})
 	f, err := schedule.Load(path)
 	if err == nil {
+		relativeBug(f, o.config.Root)
 		err = f.Check(info)
+		if errors.Is(err, schedule.ErrOtherBuild) && !o.strict {
+			e.Notice = fmt.Sprintf("%v; minimizing it anyway (its replays stop at the first divergence)", err)
+			err = nil
+		}
 	}
 	var res *minimize.Result
 	if err == nil {
-		res, err = minimize.Minimize(body, f, minimize.Options{Time: o.minimize})
+		res, err = minimize.Minimize(body, f, minimize.Options{Time: o.minimize, Root: o.config.Root})
 	}
 	if err == nil {
+		// The minimized schedule was executed by this build.
+		res.File.Test.Build = info.Build
 		err = res.File.Save(out)
 	}
 	if err != nil {

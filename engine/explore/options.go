@@ -28,6 +28,7 @@ type options struct {
 	events       *events       // the event stream of a test run by the interleave command (EventLog)
 	minimize     time.Duration // the time budget of minimizing a bug's schedule; 0 = none
 	raceRuns     int           // schedules of the race-detection phase of points "racy"
+	strict       bool          // refuse to replay a schedule recorded by other code (INTERLEAVE_REPLAY_STRICT)
 }
 
 // defaultOptions are the options of Test before any is applied.

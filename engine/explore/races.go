@@ -102,7 +102,7 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		})
 	}
 	if b := rep.First; b != nil && b.Bug != nil {
-		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: store.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
+		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: engine.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
 	}
 	if err := f.Save(root); err != nil {
 		return "", err
@@ -111,9 +111,9 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 }
 
 func findingAccess(root string, a engine.RaceAccess) findings.Access {
-	pos := store.RelativePos(root, a.Pos)
+	pos := engine.RelativePos(root, a.Pos)
 	file, line, col, _ := findings.ParsePos(pos)
-	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: store.RelativePos(root, a.Created)}
+	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: engine.RelativePos(root, a.Created)}
 	for _, fr := range a.Stack {
 		// The instrumenter renamed TestXxx to __ilTestXxx (see FormatFailure).
 		fn := strings.Replace(fr.Func, ".__ilTest", ".Test", 1)

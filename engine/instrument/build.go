@@ -157,7 +157,13 @@ type Package struct {
 	ModuleDir  string
 	Binary     string // the test binary; "" when the package has no test files
 	Tests      []string
+	// Build identifies the test binary by its sources (see buildIdentity); whoever runs the
+	// binary passes it in INTERLEAVE_BUILD (BuildEnv), and schedule files record it.
+	Build string
 }
+
+// BuildEnv is the environment variable that gives a test binary its build identity.
+func (p *Package) BuildEnv() string { return "INTERLEAVE_BUILD=" + p.Build }
 
 // Result is what Build made.
 type Result struct {
@@ -406,6 +412,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		if d := movedTo(copies, pkg.ModuleDir); d != "" {
 			pkg.ModuleDir = d
+		}
+		if pkg.Build, err = buildIdentity(t.main, rt, cfg.BuildFlags, instrumented); err != nil {
+			return nil, err
 		}
 		pkg.Binary = filepath.Join(cfg.Work, "bin", strings.ReplaceAll(pkg.ImportPath, "/", "_")+".test")
 		args := []string{"test", "-c", "-o", pkg.Binary, "-overlay", overlayPath}

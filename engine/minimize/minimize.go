@@ -78,6 +78,9 @@ const StrategyName = "minimize"
 
 // Options bound a minimization. The zero value has no budget.
 type Options struct {
+	// Root is the directory bug positions are made relative to (engine.Config.Root): the
+	// schedule's module root, when its bug position is module-relative.
+	Root string
 	// Context cancels the minimization (its deadline is a time budget); the best schedule
 	// found so far is returned.
 	Context context.Context
@@ -256,6 +259,7 @@ func (m *minimizer) run(s engine.Strategy, maxSteps int) *engine.Result {
 		Name:     m.orig.Test.Name,
 		MaxSteps: maxSteps,
 		Watchdog: m.opts.Watchdog,
+		Root:     m.opts.Root,
 	}
 	cfg.UseFile(m.orig) // validated by Minimize
 	return engine.Run(m.body, s, cfg)

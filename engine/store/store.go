@@ -75,9 +75,16 @@ var (
 	buildHash string
 )
 
-// BuildID identifies the running binary by a hash of its contents: the same code gives the
-// same identity, and a schedule recorded by other code is detected at replay.
+// BuildID identifies the code of the running test binary. The interleave command and the
+// debug adapter give it in INTERLEAVE_BUILD: a hash of the module-relative sources of the
+// instrumented packages, the versions of the other modules and the runtime (see package
+// instrument), so that a copy of the module elsewhere, or a rebuild of the same code, has the
+// same identity. A test binary run by go test (a test calling explore.Test) is identified by
+// a hash of its own contents.
 func BuildID() string {
+	if id := os.Getenv("INTERLEAVE_BUILD"); id != "" {
+		return id
+	}
 	buildOnce.Do(func() {
 		exe, err := os.Executable()
 		if err != nil {
@@ -190,16 +197,4 @@ func FindingsPath(info schedule.Test) (string, bool) {
 		return "", false
 	}
 	return findings.Path(root, info.Package, info.Name), true
-}
-
-// RelativePos makes an absolute position relative to the module root (the instrumenter's
-// positions already are); a position outside the module is returned as it is.
-func RelativePos(root, pos string) string {
-	if !filepath.IsAbs(pos) {
-		return pos
-	}
-	if rel, err := filepath.Rel(root, pos); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return pos
 }

@@ -105,7 +105,14 @@ func Runtime(cacheDir string) (string, error) {
 	}
 	dir := filepath.Join(cacheDir, "runtime-"+hex.EncodeToString(h.Sum(nil))[:16])
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-		return dir, nil
+		// Written before, by this process or another: used only if it is exactly what this
+		// binary carries; else written again.
+		if verifyTree(dir, contents) == nil {
+			return dir, nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("runtime source: replace the altered copy %s: %w", dir, err)
+		}
 	}
 	tmp, err := os.MkdirTemp(cacheDir, "runtime-tmp-")
 	if err != nil {
@@ -123,7 +130,11 @@ func Runtime(cacheDir string) (string, error) {
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
-			return dir, nil // another process won the race
+			// Another process won the race.
+			if verr := verifyTree(dir, contents); verr != nil {
+				return "", fmt.Errorf("runtime source %s: %w", dir, verr)
+			}
+			return dir, nil
 		}
 		return "", fmt.Errorf("runtime source: %w", err)
 	}
@@ -186,15 +197,9 @@ func (e *Error) Error() string { return e.Op + ": " + strings.TrimSpace(e.Detail
 // module (and of cfg.Modules) into cfg.Work, and builds one test binary per package with
 // go test -c -overlay, leaving every file of the user's module as it was.
 func Build(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			d = os.TempDir()
-		}
-		cfg.Cache = filepath.Join(d, "interleave")
-	}
-	if err := os.MkdirAll(cfg.Cache, 0o755); err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+	var err error
+	if cfg.Cache, err = cacheDir(cfg.Cache); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Work, 0o755); err != nil {
 		return nil, fmt.Errorf("work directory: %w", err)

@@ -71,7 +71,7 @@ func runRaces(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: -run: %v", errUsage, err)
 		}
 	}
-	groups, docs, err := collectRaces(pkgs, runRE, stderr)
+	groups, docs, skipped, err := collectRaces(pkgs, runRE, stderr)
 	if err != nil {
 		return err
 	}
@@ -84,17 +84,23 @@ func runRaces(args []string, stdout, stderr io.Writer) error {
 	} else {
 		printRaces(stdout, groups, docs)
 	}
+	if skipped > 0 {
+		// The races listed are kept; the status says the list may be incomplete.
+		return fmt.Errorf("%d findings document(s) could not be read (named above): the races listed come from the others", skipped)
+	}
 	if len(groups) > 0 {
 		return errBug
 	}
 	return nil
 }
 
-// collectRaces reads the findings of the packages' modules and groups their races.
-func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*raceGroup, int, error) {
+// collectRaces reads the findings of the packages' modules and groups their races. It returns
+// the groups, the number of documents read, and the number that could not be read (each
+// named on stderr).
+func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) (groups []*raceGroup, docs, skipped int, err error) {
 	byKey := make(map[string]*raceGroup)
 	var order []string
-	docs := 0
+	seenErr := make(map[string]bool)
 	seenDoc := make(map[string]bool)
 	for _, pattern := range pkgs {
 		dir, recursive := strings.CutSuffix(pattern, "/...")
@@ -103,23 +109,27 @@ func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*rac
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return nil, 0, fmt.Errorf("%w: %s is not a package directory", errUsage, pattern)
+			return nil, 0, 0, fmt.Errorf("%w: %s is not a package directory", errUsage, pattern)
 		}
 		root, module, ok := store.FindModule(abs)
 		if !ok {
-			return nil, 0, fmt.Errorf("%s is not in a module: no go.mod in it or above", pattern)
+			return nil, 0, 0, fmt.Errorf("%s is not in a module: no go.mod in it or above", pattern)
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		importPath := strings.TrimSuffix(module+"/"+filepath.ToSlash(rel), "/.")
 		files, errs := findings.LoadAll(root)
 		for _, err := range errs {
-			fmt.Fprintf(stderr, "interleave races: skipped: %v\n", err)
+			if !seenErr[err.Error()] {
+				seenErr[err.Error()] = true
+				skipped++
+				fmt.Fprintf(stderr, "interleave races: skipped: %v\n", err)
+			}
 		}
 		for _, f := range files {
 			p := f.Test.Package
@@ -147,7 +157,7 @@ func collectRaces(pkgs []string, runRE *regexp.Regexp, stderr io.Writer) ([]*rac
 	for i, k := range order {
 		out[i] = byKey[k]
 	}
-	return out, docs, nil
+	return out, docs, skipped, nil
 }
 
 // printRaces prints the groups as the race detector prints its reports.

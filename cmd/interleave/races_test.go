@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // raceMarked returns, for each package directory of the race suite below root, the lines
@@ -233,5 +236,34 @@ func TestRacesFailReplays(t *testing.T) {
 	code, out, errOut = interleaveIn(t, root, nil, "test", "-json", "-races", "off", "-points", "all", "./racy/lazyinit")
 	if code != 0 || finalEvent(t, out, "TestConcurrentGet").Races != nil && *finalEvent(t, out, "TestConcurrentGet").Races != 0 {
 		t.Fatalf("-races=off: exit %d, want 0 and no race\n%s\n%s", code, out, errOut)
+	}
+}
+
+// A findings document that cannot be read is named, the races of the others are still
+// listed, and the exit status (2) says the list may be incomplete.
+func TestRacesWithCorruptDocument(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := &findings.File{
+		Test:      schedule.Test{Module: "example.com/m", Package: "example.com/m", Name: "TestCount"},
+		Schedules: 10,
+		Races: []findings.Race{{
+			A:             findings.Access{Pos: "m.go:5:2", File: "m.go", Line: 5, Col: 2, Op: "write", Goroutine: 1},
+			B:             findings.Access{Pos: "m.go:9:9", File: "m.go", Line: 9, Col: 9, Op: "read", Goroutine: 2},
+			FirstSchedule: 1, Schedules: 4,
+		}},
+	}
+	if err := good.Save(root); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, ".interleave", "findings", "example.com_m.TestBroken.json")
+	if err := os.WriteFile(bad, []byte(`{"format": "interleave-findings", "version": 1, "races": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, root, nil, "races", "./...")
+	if code != 2 || !strings.Contains(out, "m.go:5") || !strings.Contains(errOut, "TestBroken.json") || !strings.Contains(errOut, "could not be read") {
+		t.Fatalf("exit %d, want 2 with the good race listed and the bad document named\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

@@ -24,6 +24,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one schedule file", errUsage)
 	}
+	if *until < 0 {
+		return fmt.Errorf("%w: -until %d: want a step number ≥ 0 (0: run to the end)", errUsage, *until)
+	}
 	path := fs.Arg(0)
 	f, err := schedule.Load(path)
 	if err != nil {

@@ -115,6 +115,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one schedule file", errUsage)
 	}
+	if *budget < 0 {
+		return fmt.Errorf("%w: -time %v: want a duration ≥ 0 (0: until 1-minimal)", errUsage, *budget)
+	}
 	path := fs.Arg(0)
 	f, err := schedule.Load(path)
 	if err != nil {

@@ -126,15 +126,15 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		case "time":
 			var v string
 			if v, err = next(); err == nil {
-				if f.time, err = time.ParseDuration(v); err != nil {
-					err = fmt.Errorf("%w: -time %q: want a duration such as 30s", errUsage, v)
+				if f.time, err = time.ParseDuration(v); err != nil || f.time < 0 {
+					err = fmt.Errorf("%w: -time %q: want a duration ≥ 0 such as 30s (0: no limit)", errUsage, v)
 				}
 			}
 		case "minimize":
 			var v string
 			if v, err = next(); err == nil {
-				if f.minimize, err = time.ParseDuration(v); err != nil {
-					err = fmt.Errorf("%w: -minimize %q: want a duration (0 turns minimization off)", errUsage, v)
+				if f.minimize, err = time.ParseDuration(v); err != nil || f.minimize < 0 {
+					err = fmt.Errorf("%w: -minimize %q: want a duration ≥ 0 (0 turns minimization off)", errUsage, v)
 				}
 			}
 		case "seed":
@@ -147,8 +147,8 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		case "max-steps":
 			var v string
 			if v, err = next(); err == nil {
-				if f.maxSteps, err = strconv.Atoi(v); err != nil {
-					err = fmt.Errorf("%w: -max-steps %q: want a number of steps", errUsage, v)
+				if f.maxSteps, err = strconv.Atoi(v); err != nil || f.maxSteps < 0 {
+					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the default, %d)", errUsage, v, engine.DefaultMaxSteps)
 				}
 			}
 		case "fair-steps":
@@ -201,11 +201,13 @@ func parseTestFlags(args []string) (*testFlags, error) {
 				}
 			case buildBoolFlags[name]:
 				f.buildFlags = append(f.buildFlags, a)
-			default:
+			case strategy.IsParam(name):
 				var v string
 				if v, err = next(); err == nil {
 					f.params[name] = v
 				}
+			default:
+				err = fmt.Errorf("%w: flag provided but not defined: -%s (neither a flag of interleave test, a build flag, nor a parameter of a strategy; see interleave test -h)", errUsage, name)
 			}
 		}
 		if err != nil {

@@ -29,3 +29,16 @@ func Parse(s string) (name string, params map[string]string, err error) {
 	}
 	return name, params, nil
 }
+
+// IsParam reports whether name is a parameter of any strategy (see New), so that a command
+// line can tell a strategy parameter written as a flag (-d 3) from a mistyped flag.
+func IsParam(name string) bool {
+	for _, params := range paramNames {
+		for _, p := range params {
+			if p == name {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -199,6 +200,25 @@ func TestFingerprintIsTheHappensBeforeOrder(t *testing.T) {
 				t.Errorf("fingerprints equal = %v, want %v", same, tc.same)
 			}
 		})
+	}
+}
+
+// TestWatchdogTellsBusyLoopFromBlocked checks that a goroutine that spins without reaching a
+// scheduling point (a busy-wait on a variable the engine does not see) is described as running,
+// with the CPU it used as the evidence, not as blocked in a system call.
+func TestWatchdogTellsBusyLoopFromBlocked(t *testing.T) {
+	var release atomic.Bool
+	defer release.Store(true)
+	rep := engine.Explore(func(t *engine.T) {
+		engine.Gosched("spin.go:1")
+		for !release.Load() { // not instrumented: the engine cannot see it
+		}
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 5, Watchdog: 300 * time.Millisecond})
+	if rep.Stopped != "limitation" || len(rep.Limitations) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if l := rep.Limitations[0]; l.Kind != "watchdog" || !strings.Contains(l.Message, "kept running without one") || strings.Contains(l.Message, "blocked") {
+		t.Fatalf("limitation %+v, want it described as a loop that kept running", l)
 	}
 }
 

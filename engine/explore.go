@@ -328,13 +328,13 @@ func (r *runner) wait(e *Exec) *Limitation {
 	if wd <= 0 {
 		wd = DefaultWatchdog
 	}
-	stalled := startWatching(e, wd)
+	w := startWatching(e, wd)
 	defer stopWatching()
 	select {
 	case <-e.done:
 		return nil
-	case <-stalled:
-		return r.abandon(e, wd)
+	case <-w.fired:
+		return r.abandon(e, wd, w.cpuShare.Load())
 	}
 }
 
@@ -344,7 +344,10 @@ func (r *runner) wait(e *Exec) *Limitation {
 // goroutine published atomically, and the execution's parked goroutines are left parked for
 // good rather than reaped concurrently with it (the exploration stops at this limitation). The
 // execution is not reused.
-func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
+//
+// cpuShare is the CPU the process used meanwhile, in thousandths of one CPU (-1: unknown): a
+// goroutine that kept a CPU busy was running a loop without a scheduling point, not blocked.
+func (r *runner) abandon(e *Exec, wd time.Duration, cpuShare int64) *Limitation {
 	stuck := e.running.Load()
 	e.abandoned.Store(true)
 	orphans.Store(stuck.gp, true)
@@ -354,11 +357,14 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	if stuck.created != "" {
 		where = "the goroutine started at " + stuck.created
 	}
+	why := "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
+	if cpuShare >= 500 {
+		why = fmt.Sprintf("it kept running without one (the process used %d%% of a CPU meanwhile): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", cpuShare/10)
+	}
 	return &Limitation{
-		Kind: "watchdog",
-		Message: fmt.Sprintf("%v (%s) did not reach a scheduling point for %v: it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock); the execution was abandoned",
-			stuck.id, where, wd),
-		Pos: stuck.created,
+		Kind:    "watchdog",
+		Message: fmt.Sprintf("%v (%s) did not reach a scheduling point for %v: %s; the execution was abandoned", stuck.id, where, wd, why),
+		Pos:     stuck.created,
 	}
 }
 

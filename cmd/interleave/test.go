@@ -529,7 +529,7 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	r.Close()
 	waitErr := cmd.Wait()
 	if result == nil {
-		msg := fmt.Sprintf("the test binary ended without a result (%v)", waitErr)
+		msg := "the test binary ended without a result: " + whyEnded(waitErr)
 		if tail := lastLines(log.String(), 30); tail != "" {
 			msg += ":\n" + indentLines(tail, "\t")
 		}
@@ -594,4 +594,18 @@ func relPos(wd, pos string) string {
 		return rel
 	}
 	return pos
+}
+
+// whyEnded says how a test binary that reported no result ended.
+func whyEnded(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "it exited with status 0 before the test's result: the test or the code under test called os.Exit(0)"
+	case errors.As(err, &ee) && ee.Exited():
+		return fmt.Sprintf("it exited with status %d before the test's result: the test or the code under test called os.Exit (log.Fatal does too), or the test binary failed before the test ran", ee.ExitCode())
+	case errors.As(err, &ee):
+		return fmt.Sprintf("it was ended by a signal (%v)", ee.ProcessState)
+	}
+	return err.Error()
 }

@@ -339,3 +339,38 @@ func TestNondeterministicTestDetectedAtReplay(t *testing.T) {
 	}
 	t.Logf("%s", errOut)
 }
+
+const exitTest = `package m
+
+import (
+	"os"
+	"sync"
+	"testing"
+)
+
+func TestExitInGoroutine(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		os.Exit(3)
+	}()
+	wg.Wait()
+}
+`
+
+// A test that calls os.Exit ends its binary without a result: the message says so, with the
+// status, instead of "ended without a result (<nil>)".
+func TestOsExitIsExplained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("uses /dev/fd")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": exitTest})
+	code, out, errOut := interleaveIn(t, dir, nil, "test", ".")
+	if code != 2 || !strings.Contains(out+errOut, "exited with status 3 before the test's result") || !strings.Contains(out+errOut, "os.Exit") {
+		t.Fatalf("exit %d, want 2 naming os.Exit and the status\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

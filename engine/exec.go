@@ -568,9 +568,14 @@ func (e *Exec) run(g *goroutine) {
 	if !g.lazy {
 		e.running.Store(g)
 	}
-	returned := false
+	var (
+		returned  bool    // g.fn returned
+		completed bool    // g.fn returned or panicked: the goroutine did not Goexit
+		panicked  bool    // g.fn panicked, with value pv and stack
+		pv        any     // nil for panic(nil) under GODEBUG=panicnil=1 (go lines before 1.21)
+		stack     []Frame // where it panicked
+	)
 	defer func() {
-		r := recover()
 		if e.abandoned.Load() {
 			// An orphan of an abandoned execution (see runner.abandon). The runtime reuses
 			// the identity of an exited goroutine, so it must not stay registered.
@@ -586,8 +591,8 @@ func (e *Exec) run(g *goroutine) {
 		// Everything this goroutine changes happens before end() wakes the explorer.
 		g.done = true
 		e.setEnabled(g, false)
-		if !returned && r != nil {
-			e.panicked(g, r)
+		if panicked && completed {
+			e.panicked(g, pv, stack)
 			e.end()
 			return
 		}
@@ -597,19 +602,39 @@ func (e *Exec) run(g *goroutine) {
 		e.wait(g)
 		g.lazy = false
 	}
-	g.fn()
-	returned = true
+	func() {
+		defer func() {
+			if returned {
+				return
+			}
+			// A panic, or runtime.Goexit (t.FailNow, the engine reaping the goroutine):
+			// recover stops a panic, even panic(nil) whose value it cannot tell from no
+			// panic at all, and does not stop Goexit, which goes on past completed.
+			pv, panicked = recover(), true
+			if !e.abandoned.Load() && !e.aborting {
+				// The engine's and the runtime's frames (gopanic) are hidden, so the stack
+				// starts at the frame that panicked or faulted.
+				stack = callers(2)
+			}
+		}()
+		g.fn()
+		returned = true
+	}()
+	completed = true
 }
 
-// panicked records a panic that reached the top of a controlled goroutine. The deferred calls
-// of the goroutine have run; other goroutines were scheduled meanwhile, as in Go.
-func (e *Exec) panicked(g *goroutine, r any) {
-	// Called from run's deferred function: the engine's and the runtime's frames (gopanic)
-	// are hidden, so the stack starts at the frame that panicked or faulted.
-	stack := callers(3)
+// panicked records a panic that reached the top of a controlled goroutine, with the stack where
+// it panicked. The deferred calls of the goroutine have run; other goroutines were scheduled
+// meanwhile, as in Go.
+func (e *Exec) panicked(g *goroutine, r any, stack []Frame) {
 	msg := fmt.Sprint(r)
 	if err, ok := r.(error); ok {
 		msg = err.Error()
+	}
+	if r == nil {
+		// Before Go 1.21 (GODEBUG=panicnil=1, the default of older go lines) the value is
+		// nil, and Go crashes with "panic: nil".
+		msg = "panic(nil): a panic with a nil value"
 	}
 	bug := &Bug{Kind: Panic, Message: msg, Value: r, Pos: g.pending.Pos}
 	if len(stack) > 0 {

@@ -92,7 +92,7 @@ func Runtime(cacheDir string) (string, error) {
 		var b []byte
 		if n == "go.mod" {
 			// The runtime needs nothing but the standard library.
-			b = []byte("module " + runtimeModule + "\n\ngo 1.22\n")
+			b = []byte("module " + runtimeModule + "\n\ngo " + runtimeGoVersion + "\n")
 		} else {
 			var err error
 			if b, err = fs.ReadFile(engine.Source, strings.TrimPrefix(n, "engine/")); err != nil {
@@ -323,6 +323,13 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 				posName = filepath.ToSlash(rel)
 			}
 			fr := newFileRewriter(p.Fset, p.Types, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
+			if pin := modulePin(p.Module.GoVersion); pin != "" {
+				// The main module's go line is raised in the alternate go.mod: every file of
+				// its packages keeps its language version by a pinned copy. Other modules
+				// keep their go line: only their rewritten copies need the pin.
+				fr.pin = pin
+				fr.pinAll = p.Module.Main
+			}
 			fr.rewrite()
 			res.Problems = append(res.Problems, fr.problems...)
 			out := fr.output()
@@ -479,6 +486,15 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, rep
 	editArgs := []string{"mod", "edit",
 		"-require=" + runtimeModule + "@v0.0.0-00010101000000-000000000000",
 		"-replace=" + runtimeModule + "=" + rt}
+	if modulePin(m.GoVersion) != "" {
+		// The runtime copy needs a newer go line than the module's (see langversion.go);
+		// the runtime's behaviour stays that of the module's version.
+		goLine := m.GoVersion
+		if goLine == "" {
+			goLine = "1.16"
+		}
+		editArgs = append(editArgs, "-go="+runtimeGoVersion, "-godebug=default=go"+goLine)
+	}
 	for _, r := range replaces {
 		editArgs = append(editArgs, "-replace="+r)
 	}

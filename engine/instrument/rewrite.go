@@ -55,6 +55,10 @@ type fileRewriter struct {
 	base    int
 	posName string // the file name in positions passed to the engine
 	isTest  bool
+	// pin, when set, is the language version the copy is compiled at (see langversion.go);
+	// with pinAll the file is copied even if nothing in it is rewritten.
+	pin    string
+	pinAll bool
 
 	repl     map[ast.Node]func() string
 	edits    []edit
@@ -203,15 +207,21 @@ func (r *fileRewriter) problem(p token.Pos, format string, args ...any) {
 
 // output returns the rewritten file, or nil when nothing changed.
 func (r *fileRewriter) output() []byte {
-	if !r.changed {
+	if !r.changed && !r.pinAll {
 		return nil
 	}
 	body := r.splice(r.file.Name.End(), token.Pos(r.base+len(r.src)), nil)
 	var sb strings.Builder
+	header := r.src[:r.off(r.file.Name.End())]
+	if r.pin != "" {
+		var prefix string
+		prefix, header = pinLanguage(r.fset, r.file, r.src, header, r.pin)
+		sb.WriteString(prefix)
+	}
 	// The file is compiled from a copy: the line directive gives its positions (in compile
 	// errors, stack traces, runtime.Caller) the original's name; lines match one to one.
 	fmt.Fprintf(&sb, "//line %s:1:1\n", r.fset.Position(r.file.Pos()).Filename)
-	sb.Write(r.src[:r.off(r.file.Name.End())])
+	sb.Write(header)
 	names := make([]string, 0, len(r.used))
 	for n := range r.used {
 		names = append(names, n)
@@ -228,9 +238,10 @@ func (r *fileRewriter) output() []byte {
 		fmt.Fprintf(&sb, "\nfunc %s(t *%s.T) { %s.RunTest(t, __il%s) }\n", name, r.testingImport(), harnessName, name)
 	}
 	// The rewrite may remove every use of an import of these packages (a file whose only
-	// use of runtime is runtime.Gosched): keep them used.
+	// use of runtime is runtime.Gosched, a helper file that uses testing only in signatures
+	// such as func helper(t testing.TB), which become the harness's TB): keep them used.
 	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background",
-		"math/rand": "Intn", "math/rand/v2": "IntN"}
+		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose"}
 	for _, imp := range r.file.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		fn, ok := keep[path]

@@ -72,7 +72,7 @@ var vscodeKeys = map[string]bool{
 }
 
 // parseLaunchArgs decodes and checks a launch request's arguments.
-func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
+func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, error) {
 	a := &launchArgs{params: map[string]string{}}
 	if len(raw) == 0 {
 		return nil, errors.New("launch: no arguments")
@@ -108,6 +108,9 @@ func parseLaunchArgs(raw json.RawMessage) (*launchArgs, error) {
 		return p
 	}
 	a.Program, a.ScheduleFile = abs(a.Program), abs(a.ScheduleFile)
+	if err := checkBuildFlags(a.BuildFlags, allowBuildFlags); err != nil {
+		return nil, err
+	}
 	if a.Then != "" {
 		name, params, err := strategy.Parse(a.Then)
 		if err == nil {
@@ -238,7 +241,7 @@ func (s *Session) onLaunchRequest(req *dap.LaunchRequest) {
 		s.sendError(&req.Request, errors.New("launch: the session already has a test process"))
 		return
 	}
-	a, err := parseLaunchArgs(req.Arguments)
+	a, err := parseLaunchArgs(req.Arguments, s.cfg.AllowBuildFlags)
 	if err != nil {
 		s.sendError(&req.Request, err)
 		return

@@ -37,6 +37,10 @@ type Config struct {
 	NoDelve bool
 	// Cache is the instrumenter's cache directory (default: the user cache directory).
 	Cache string
+	// AllowBuildFlags lets launch configurations pass any build flag, also those that run
+	// programs or replace files (see buildflags.go). It is set from the adapter's command
+	// line only, never by a client.
+	AllowBuildFlags bool
 }
 
 // Session is one debugging session with one client.
@@ -65,6 +69,8 @@ type Session struct {
 	// progress is set when the client shows progress events (else progress goes to the
 	// Debug Console).
 	progress bool
+	// initialized is set once the client sent initialize; touched by the reader only.
+	initialized bool
 
 	// State of the paused execution; touched by the worker only.
 	dbg debugState
@@ -103,24 +109,44 @@ func (s *Session) Serve() error {
 	return err
 }
 
-// readLoop reads messages. A malformed message gets an error response when it can be
-// identified, and is skipped; only the end of the input ends the loop.
+// readLoop reads messages until the end of the input, a disconnect request, or a message
+// that breaks the protocol: a malformed frame (the session never resynchronizes on what
+// follows it: see frame.go), or any request before initialize. A well-framed message that
+// cannot be decoded gets an error response when it can be identified.
 func (s *Session) readLoop() error {
 	for {
-		content, err := dap.ReadBaseMessage(s.r)
+		content, err := readFrame(s.r)
 		if err != nil {
-			var bpe *dap.BaseProtocolError
-			if errors.As(err, &bpe) {
-				s.log.Printf("malformed message header: %v", err)
-				s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: "stderr", Output: fmt.Sprintf("interleave dap: malformed message: %v\n", err)}})
-				continue
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if errors.Is(err, io.EOF) {
 				return nil
+			}
+			var fe *FrameError
+			if errors.As(err, &fe) {
+				s.log.Printf("closing the session: %v", fe)
+				if !fe.HTTP {
+					s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: "stderr", Output: fmt.Sprintf("interleave dap: %v: closing the session\n", fe)}})
+				}
+				return fe
 			}
 			return fmt.Errorf("read request: %w", err)
 		}
 		msg, err := dap.DecodeProtocolMessage(content)
+		if !s.initialized {
+			// The first message must be the initialize request: nothing else is served,
+			// not even an error, to a client that skipped it.
+			req, ok := msg.(*dap.InitializeRequest)
+			if err != nil || !ok {
+				err := fmt.Errorf("the first request must be initialize (Debug Adapter Protocol): closing the session")
+				if r, isReq := msg.(dap.RequestMessage); isReq {
+					s.sendError(r.GetRequest(), err)
+				}
+				s.log.Printf("%v", err)
+				return err
+			}
+			s.initialized = true
+			s.queue(req)
+			continue
+		}
 		if err != nil {
 			s.malformed(content, err)
 			continue

@@ -14,19 +14,22 @@ func init() {
 }
 
 // runDAP serves the Debug Adapter Protocol on stdin and stdout, or with -listen on a TCP port
-// of the loopback interface (one session per connection, one at a time).
+// of the loopback interface (one session per connection, one at a time, for this user's
+// processes only). A session ends at the first message that breaks the protocol — an HTTP
+// request from a web page among them — and at any request before initialize.
 func runDAP(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dap", stderr)
 	listen := fs.String("listen", "", "serve on `addr` (port, or 127.0.0.1:port) instead of stdin/stdout")
 	noDelve := fs.Bool("no-delve", false, "run the test without Delve (no Locals, no evaluate)")
 	logging := fs.Bool("log", false, "log the adapter's diagnostics to stderr")
+	allowBuildFlags := fs.Bool("allow-build-flags", false, "let launch configurations pass build flags that run programs or replace files (-toolexec, -exec, -overlay, -modfile, -ldflags, ...)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %v", errUsage, fs.Args())
 	}
-	cfg := dap.Config{NoDelve: *noDelve}
+	cfg := dap.Config{NoDelve: *noDelve, AllowBuildFlags: *allowBuildFlags}
 	if *logging {
 		cfg.Log = stderr
 	}
@@ -47,6 +50,11 @@ func runDAP(args []string, stdout, stderr io.Writer) error {
 		conn, err := ln.Accept()
 		if err != nil {
 			return err
+		}
+		if err := dap.CheckPeer(conn); err != nil {
+			fmt.Fprintf(stderr, "interleave dap: %v\n", err)
+			conn.Close()
+			continue
 		}
 		err = dap.NewSession(conn, conn, cfg).Serve()
 		conn.Close()

@@ -1,12 +1,12 @@
 package dap
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -329,7 +329,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
-	t.work, err = os.MkdirTemp("", "interleave-dap-")
+	t.work, err = instrument.WorkDir("interleave-dap")
 	if err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
@@ -566,7 +566,7 @@ func (s *Session) onCancelRequest(req *dap.CancelRequest) {
 
 // listTests lists the tests of a test binary.
 func listTests(bin, dir string) ([]string, error) {
-	cmd := exec.Command(bin, "-test.list", ".")
+	cmd := instrument.Command(context.Background(), bin, "-test.list", ".")
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // process is the running test binary: started plainly, or under Delve, which can then read
@@ -55,11 +58,11 @@ type execProcess struct {
 }
 
 func startExec(bin string, args []string, dir string, env []string, stdout, stderr io.Writer, why error) (*execProcess, error) {
-	cmd := exec.Command(bin, args...)
+	// A process group of its own, killed by the kernel if the adapter dies (Linux).
+	cmd := instrument.Command(context.Background(), bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the test binary: %w", err)
 	}

@@ -103,11 +103,18 @@ func (s *Session) Serve() error {
 		s.work()
 	}()
 	err := s.readLoop()
+	// The client is gone (or broke the protocol), with or without disconnect: the test
+	// process and the build stop now, not when an exploration in progress would end, and the
+	// adapter is free for the next client.
+	s.shutdown()
 	close(s.reqs)
 	wg.Wait()
-	s.shutdown()
 	return err
 }
+
+// Close ends the session from outside (a signal to the adapter): the test process is killed
+// and the session's temporary files are removed. Serve returns once its input ends.
+func (s *Session) Close() { s.shutdown() }
 
 // readLoop reads messages until the end of the input, a disconnect request, or a message
 // that breaks the protocol: a malformed frame (the session never resynchronizes on what

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
@@ -136,7 +133,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if f.render != "" {
 		return renderSaved(f, stdout)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext()
 	defer stop()
 	b, err := newBencher(f, args, stderr)
 	if err != nil {

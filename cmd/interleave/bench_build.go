@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,7 +136,7 @@ func (b *bencher) buildNative(ctx context.Context, out map[string]*built, mu *sy
 	}
 	binary := func(pkg string) string { return filepath.Join(dir, strings.ReplaceAll(pkg, "/", "_")+".test") }
 	goTestC := func(pkg string) error {
-		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", binary(pkg), "./"+pkg)
+		cmd := instrument.Command(ctx, "go", "test", "-c", "-o", binary(pkg), "./"+pkg)
 		cmd.Dir = b.suite
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if outp, err := cmd.CombinedOutput(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // runNative runs the uninstrumented test binary -native times (PERIOD's native column):
@@ -56,7 +56,7 @@ func (b *bencher) runNative(ctx context.Context, bm bench.Benchmark, bl *built) 
 }
 
 func listNativeTests(ctx context.Context, binary, dir string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, binary, "-test.list", ".")
+	cmd := instrument.Command(ctx, binary, "-test.list", ".")
 	cmd.Dir = dir
 	outp, err := cmd.Output()
 	if err != nil {
@@ -70,7 +70,7 @@ func listNativeTests(ctx context.Context, binary, dir string) ([]string, error) 
 func (b *bencher) nativeProcess(ctx context.Context, bl *built, bm bench.Benchmark, tally *bench.NativeTally, deadline time.Time) error {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(pctx, bl.native, "-test.run", "^"+regexp.QuoteMeta(tally.Test())+"$",
+	cmd := instrument.Command(pctx, bl.native, "-test.run", "^"+regexp.QuoteMeta(tally.Test())+"$",
 		"-test.count", strconv.Itoa(tally.Left()), "-test.v", "-test.timeout=0")
 	cmd.Dir = filepath.Join(b.suite, bm.Package)
 	pr, pw, err := os.Pipe()

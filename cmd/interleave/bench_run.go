@@ -71,7 +71,7 @@ func newBencher(f *benchFlags, args []string, stderr io.Writer) (*bencher, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	work, err := os.MkdirTemp("", "interleave-bench-")
+	work, err := instrument.WorkDir("interleave-bench")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -33,8 +34,12 @@ func runDAP(args []string, stdout, stderr io.Writer) error {
 	if *logging {
 		cfg.Log = stderr
 	}
+	// A signal (SIGTERM, SIGHUP, Ctrl-C) ends the session in progress: its test process is
+	// killed and its temporary files removed before the adapter exits.
+	ctx, stop := stopContext()
+	defer stop()
 	if *listen == "" {
-		return dap.NewSession(os.Stdin, stdout, cfg).Serve()
+		return serveUntil(ctx, dap.NewSession(os.Stdin, stdout, cfg))
 	}
 	addr, err := loopback(*listen)
 	if err != nil {
@@ -45,10 +50,17 @@ func runDAP(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
 	fmt.Fprintf(stdout, "DAP server listening at: %s\n", ln.Addr())
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		if err := dap.CheckPeer(conn); err != nil {
@@ -56,11 +68,28 @@ func runDAP(args []string, stdout, stderr io.Writer) error {
 			conn.Close()
 			continue
 		}
-		err = dap.NewSession(conn, conn, cfg).Serve()
+		err = serveUntil(ctx, dap.NewSession(conn, conn, cfg))
 		conn.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "interleave dap: %v\n", err)
 		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// serveUntil serves the session until it ends or ctx is canceled; then the session is closed
+// (its test process killed, its files removed) without waiting for its input to end.
+func serveUntil(ctx context.Context, s *dap.Session) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		s.Close()
+		return nil
 	}
 }
 

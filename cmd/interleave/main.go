@@ -16,12 +16,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
 // errUsage reports bad command-line input; the command exits with status 2.
@@ -92,4 +95,11 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
+}
+
+// stopContext returns a context canceled when the command is asked to stop — Ctrl-C, SIGTERM
+// (a CI runner's timeout, kill), SIGHUP (a closed terminal) — so that it stops its children
+// and removes its temporary files before it exits.
+func stopContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -59,9 +58,9 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 // instrumented, runs the test with the schedule, and prints the trace and the bug. A schedule
 // recorded by other code is replayed up to the first divergence, with a notice, unless strict.
 func replayTest(path string, f *schedule.File, until int, strict bool, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
-	work, err := os.MkdirTemp("", "interleave-build-")
+	work, err := instrument.WorkDir("interleave-build")
 	if err != nil {
 		return err
 	}
@@ -126,9 +125,9 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	if f.Bug == nil {
 		return fmt.Errorf("%s: the schedule has no bug to keep", path)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
-	work, err := os.MkdirTemp("", "interleave-build-")
+	work, err := instrument.WorkDir("interleave-build")
 	if err != nil {
 		return err
 	}

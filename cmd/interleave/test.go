@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -277,14 +276,14 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if _, err := strategy.New(f.strategy, f.params, f.seed); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
 	wd, f.packages = moduleOf(wd, f.packages)
-	work, err := os.MkdirTemp("", "interleave-build-")
+	work, err := instrument.WorkDir("interleave-build")
 	if err != nil {
 		return err
 	}
@@ -413,7 +412,7 @@ func listTests(ctx context.Context, p *instrument.Package, run string) ([]string
 	if run == "" {
 		run = "."
 	}
-	cmd := exec.CommandContext(ctx, p.Binary, "-test.list", run)
+	cmd := instrument.Command(ctx, p.Binary, "-test.list", run)
 	cmd.Dir = p.Dir
 	b, err := cmd.Output()
 	if err != nil {
@@ -496,7 +495,7 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	if err != nil {
 		return nil, "", err
 	}
-	cmd := exec.CommandContext(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
+	cmd := instrument.Command(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = p.Dir
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Env = append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1", p.BuildEnv()), env...)

@@ -14,7 +14,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -433,7 +432,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		args = append(args, modArgs...)
 		args = append(args, cfg.BuildFlags...)
 		args = append(args, pkg.ImportPath)
-		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd := Command(ctx, "go", args...)
 		cmd.Dir = cfg.Dir
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		var out bytes.Buffer
@@ -498,7 +497,7 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, rep
 	for _, r := range replaces {
 		editArgs = append(editArgs, "-replace="+r)
 	}
-	cmd := exec.CommandContext(ctx, "go", append(editArgs, gomod)...)
+	cmd := Command(ctx, "go", append(editArgs, gomod)...)
 	cmd.Dir = cfg.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, &Error{"go mod edit", string(out)}
@@ -520,7 +519,7 @@ func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*package
 	if len(mods) == 0 {
 		return nil, nil, nil
 	}
-	cmd := exec.CommandContext(ctx, "go", "env", "GOMODCACHE")
+	cmd := Command(ctx, "go", "env", "GOMODCACHE")
 	cmd.Dir = cfg.Dir
 	out, err := cmd.Output()
 	if err != nil {
@@ -626,7 +625,7 @@ func copyTree(src, dst string) error {
 
 // findMainModule asks the go command for the main module of cfg.Dir; nil when there is none.
 func findMainModule(ctx context.Context, cfg Config) *packages.Module {
-	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-json")
+	cmd := Command(ctx, "go", "list", "-m", "-json")
 	cmd.Dir = cfg.Dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.Output()

@@ -10,6 +10,8 @@ package findings
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,9 +144,20 @@ func ParsePos(pos string) (file string, line, col int, ok bool) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// Name is the document's file name for a test.
+// Name is the document's file name for a test: the package and the test, made safe for a
+// file name, and a hash of both, so that tests whose names flatten alike (packages a/b and
+// a_b) never share a document.
 func Name(pkg, test string) string {
-	return unsafeName.ReplaceAllString(pkg, "_") + "." + unsafeName.ReplaceAllString(test, "_") + ".json"
+	sum := sha256.Sum256([]byte(pkg + "\x00" + test))
+	return legacyStem(pkg, test) + "-" + hex.EncodeToString(sum[:4]) + ".json"
+}
+
+// legacyName is the file name earlier versions gave a test's document, which two tests could
+// share; it is still read, and removed when the test's document is written again.
+func legacyName(pkg, test string) string { return legacyStem(pkg, test) + ".json" }
+
+func legacyStem(pkg, test string) string {
+	return unsafeName.ReplaceAllString(pkg, "_") + "." + unsafeName.ReplaceAllString(test, "_")
 }
 
 // Path is the document of a test in the store of the module root.
@@ -184,6 +197,12 @@ func (f *File) Save(root string) error {
 		return fmt.Errorf("save findings %s: %w", path, err)
 	}
 	f.Path = path
+	// A document this test had under the earlier name is replaced by this one (one of
+	// another test that flattens alike stays).
+	legacy := filepath.Join(dir, legacyName(f.Test.Package, f.Test.Name))
+	if old, err := Load(legacy); err == nil && old.Test.Package == f.Test.Package && old.Test.Name == f.Test.Name {
+		os.Remove(legacy)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func TestSaveLoad(t *testing.T) {
 	if err := f.Save(root); err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(root, ".interleave", "findings", "m_p.TestA_sub_case.json"); f.Path != want {
+	if want := filepath.Join(root, ".interleave", "findings", "m_p.TestA_sub_case-e43ad6ce.json"); f.Path != want {
 		t.Fatalf("path %s, want %s", f.Path, want)
 	}
 	files, errs := LoadAll(root)
@@ -87,5 +88,49 @@ func TestParsePos(t *testing.T) {
 		if file != tt.file || line != tt.line || col != tt.col || ok != tt.ok {
 			t.Errorf("ParsePos(%q) = %q %d %d %v", tt.pos, file, line, col, ok)
 		}
+	}
+}
+
+// TestNamesDoNotCollide: packages a/b and a_b with a test of the same name keep a document each
+// (their old file names were the same); a document under the old name is read, and replaced
+// when its test's document is written again, while another test's stays.
+func TestNamesDoNotCollide(t *testing.T) {
+	root := t.TempDir()
+	doc := func(pkg string) *File {
+		return &File{Test: Test{Module: "m", Package: pkg, Name: "TestX"}, Schedules: 1,
+			Races: []Race{{A: Access{Pos: pkg + "/x.go:1:1", Op: "write"}, B: Access{Pos: pkg + "/x.go:2:1", Op: "read"}}}}
+	}
+	for _, pkg := range []string{"m/a/b", "m/a_b"} {
+		if err := doc(pkg).Save(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, errs := LoadAll(root)
+	if len(errs) != 0 || len(files) != 2 || files[0].Test.Package == files[1].Test.Package {
+		t.Fatalf("LoadAll: %d documents %v, want one per package", len(files), errs)
+	}
+
+	// An earlier version's document of m/a/b, under the shared name.
+	legacy := filepath.Join(root, ".interleave", "findings", legacyName("m/a/b", "TestX"))
+	old := doc("m/a/b")
+	old.Format, old.Version = FormatName, Version
+	data, _ := json.Marshal(old)
+	if err := os.WriteFile(legacy, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := LoadAll(root); len(files) != 3 {
+		t.Fatalf("the old document is not read: %d documents", len(files))
+	}
+	if err := doc("m/a_b").Save(root); err != nil { // another test: the old document stays
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); err != nil {
+		t.Fatalf("another test's save removed the old document: %v", err)
+	}
+	if err := doc("m/a/b").Save(root); err != nil { // its own test: replaced
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Fatalf("the old document stays beside the new one: %v", err)
 	}
 }

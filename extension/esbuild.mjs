@@ -1,0 +1,20 @@
+// Bundles the extension (extension/dist/extension.js, with vscode-languageclient inside and
+// the vscode module left to the editor), or with --tests the unit tests to extension/out/test.
+import * as esbuild from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+if (process.argv.includes('--tests')) {
+  const tests = readdirSync(join(here, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => join(here, 'test', f));
+  await esbuild.build({
+    entryPoints: tests, outdir: join(here, 'out', 'test'), bundle: true, platform: 'node', format: 'cjs',
+    target: 'node20', sourcemap: 'inline', logLevel: 'warning',
+  });
+} else {
+  await esbuild.build({
+    entryPoints: [join(here, 'src', 'extension.ts')], outfile: join(here, 'dist', 'extension.js'), bundle: true,
+    platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], sourcemap: true, minify: true, logLevel: 'warning',
+  });
+}

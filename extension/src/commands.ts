@@ -1,0 +1,137 @@
+// The commands: explore a test and replay a schedule in the debugger (the language server's
+// code lenses and actions call them with their arguments), pick a schedule for launch.json,
+// and the Schedules view's actions.
+
+import * as cp from 'node:child_process';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { listSchedules, moduleRootOf } from './schedules/list';
+import { schedulePathOf } from './schedules/view';
+import { age } from './store/store';
+import { showTimeline } from './timeline/panel';
+import { requireTools } from './tools/tools';
+
+/** Starts a debug session that explores test in the package at pkgDir. */
+export function exploreInDebugger(pkgDir: string, test: string, moduleDir?: string): Thenable<boolean> {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(pkgDir));
+  return vscode.debug.startDebugging(folder, {
+    type: 'interleave', request: 'launch', name: `Explore ${test}`, mode: 'explore', program: pkgDir, test,
+    cwd: moduleDir ?? folder?.uri.fsPath ?? pkgDir,
+  });
+}
+
+/** Starts a debug session that replays the schedule file, stopped on its first step. */
+export function replayInDebugger(schedule: string): Thenable<boolean> {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(schedule));
+  return vscode.debug.startDebugging(folder, {
+    type: 'interleave', request: 'launch', name: `Replay ${path.basename(schedule)}`, mode: 'replay', scheduleFile: schedule, stopOnEntry: true,
+    cwd: moduleRootOf(schedule),
+  });
+}
+
+/** A QuickPick of the store's schedules: test, kind, preemptions, age. */
+export async function pickSchedule(): Promise<string | undefined> {
+  const schedules = await listSchedules();
+  if (schedules.length === 0) {
+    void vscode.window.showInformationMessage('Interleave: no saved schedule in the workspace yet (explore a test first).');
+    return undefined;
+  }
+  const now = Date.now();
+  const picked = await vscode.window.showQuickPick(schedules.map((s) => ({
+    label: `${s.test}: ${s.kind}`,
+    description: `${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'} · ${age(s.time, now)}`,
+    detail: s.path,
+    path: s.path,
+  })), { title: 'Replay a schedule', matchOnDetail: true });
+  return picked?.path;
+}
+
+/** Registers the commands. */
+export function registerCommands(context: vscode.ExtensionContext, version: string, refresh: () => void): void {
+  const reg = (id: string, f: (...args: unknown[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, f));
+  };
+  reg('interleave.explore', async (...args: unknown[]) => {
+    // From a code lens: module dir, package dir, test. From the palette: the test under the cursor.
+    let [moduleDir, pkgDir, test] = args as (string | undefined)[];
+    if (pkgDir === undefined || test === undefined) {
+      const editor = vscode.window.activeTextEditor;
+      if (editor === undefined || !editor.document.fileName.endsWith('_test.go')) {
+        void vscode.window.showInformationMessage('Interleave: open a Go test file and put the cursor in a test to explore it.');
+        return;
+      }
+      pkgDir = path.dirname(editor.document.fileName);
+      test = testAt(editor.document, editor.selection.active.line);
+      if (test === undefined) {
+        test = await vscode.window.showInputBox({ title: 'Explore interleavings', prompt: 'The test to explore', value: 'Test' });
+        if (test === undefined) {
+          return;
+        }
+      }
+    }
+    await exploreInDebugger(pkgDir, test, moduleDir);
+  });
+  reg('interleave.replay', async (...args: unknown[]) => {
+    // From a code lens: module dir, package dir, test, schedule. From the view: its item.
+    const schedule = schedulePathOf(args.length >= 4 ? args[3] : args[0]) ?? (await pickSchedule());
+    if (schedule !== undefined) {
+      await replayInDebugger(schedule);
+    }
+  });
+  reg('interleave.pickSchedule', () => pickSchedule());
+  reg('interleave.showTimeline', async (arg: unknown) => {
+    const schedule = schedulePathOf(arg) ?? (await pickSchedule());
+    if (schedule !== undefined) {
+      await showTimeline(schedule);
+    }
+  });
+  reg('interleave.revealSchedule', async (arg: unknown) => {
+    const schedule = schedulePathOf(arg);
+    if (schedule !== undefined) {
+      await vscode.window.showTextDocument(vscode.Uri.file(schedule));
+    }
+  });
+  reg('interleave.deleteSchedule', async (arg: unknown) => {
+    const schedule = schedulePathOf(arg);
+    if (schedule === undefined) {
+      return;
+    }
+    const del = 'Delete';
+    if ((await vscode.window.showWarningMessage(`Delete ${path.basename(schedule)}?`, { modal: true }, del)) === del) {
+      await vscode.workspace.fs.delete(vscode.Uri.file(schedule));
+      refresh();
+    }
+  });
+  reg('interleave.minimize', async (arg: unknown) => {
+    const schedule = schedulePathOf(arg);
+    const tools = schedule !== undefined ? await requireTools(version) : undefined;
+    if (schedule === undefined || tools?.interleave === undefined) {
+      return;
+    }
+    const bin = tools.interleave;
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Minimizing ${path.basename(schedule)}`, cancellable: true }, (_p, token) =>
+      new Promise<void>((resolve) => {
+        const child = cp.execFile(bin, ['minimize', schedule], { cwd: moduleRootOf(schedule), env: tools.env }, (err, stdout, stderr) => {
+          if (err !== null) {
+            void vscode.window.showErrorMessage(`Interleave: minimize failed: ${stderr.trim() || err.message}`);
+          } else {
+            void vscode.window.showInformationMessage(`Interleave: ${stdout.trim().split('\n').join(' · ')}`);
+          }
+          refresh();
+          resolve();
+        });
+        token.onCancellationRequested(() => child.kill('SIGINT'));
+      }));
+  });
+}
+
+/** The test function whose body holds line, found by text. */
+export function testAt(doc: vscode.TextDocument, line: number): string | undefined {
+  for (let i = line; i >= 0; i--) {
+    const m = /^func\s+(Test\w*)\s*\(/.exec(doc.lineAt(i).text);
+    if (m !== null) {
+      return m[1];
+    }
+  }
+  return undefined;
+}

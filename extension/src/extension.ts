@@ -1,0 +1,66 @@
+// Activation: wires the extension's features together. Each lives in its own module: tools/
+// (finding interleave and go), language/ (the language client), debug/ (the adapter, launch
+// configurations, the status bar), testing/ (the Testing view), schedules/ (the Schedules
+// view), timeline/ (the schedule timeline).
+
+import * as vscode from 'vscode';
+import { LanguageClient } from 'vscode-languageclient/node';
+import { exploreInDebugger, registerCommands } from './commands';
+import { ConfigurationProvider } from './debug/configuration';
+import { AdapterFactory } from './debug/factory';
+import { ExplorationStatus } from './debug/status';
+import { startLanguageClient } from './language/client';
+import { SchedulesView } from './schedules/view';
+import { TestingController } from './testing/controller';
+import { resolveTools } from './tools/tools';
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const version = (context.extension.packageJSON as { version: string }).version;
+  const output = vscode.window.createOutputChannel('Interleave', { log: true });
+  context.subscriptions.push(output);
+
+  context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory('interleave', new AdapterFactory(version)),
+    vscode.debug.registerDebugConfigurationProvider('interleave', new ConfigurationProvider()),
+    vscode.debug.registerDebugConfigurationProvider('interleave', new ConfigurationProvider(), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+  );
+  const status = new ExplorationStatus();
+  context.subscriptions.push(status, vscode.debug.registerDebugAdapterTrackerFactory('interleave', status));
+  context.subscriptions.push(vscode.commands.registerCommand('interleave.cancelExploration', () => status.cancel()));
+
+  const schedules = new SchedulesView();
+  context.subscriptions.push(schedules, vscode.window.registerTreeDataProvider('interleave.schedules', schedules));
+  context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
+  registerCommands(context, version, () => schedules.refresh());
+  context.subscriptions.push(new TestingController(version, (pkgDir, test) => exploreInDebugger(pkgDir, test)));
+
+  const startClient = async (): Promise<void> => {
+    const tools = resolveTools();
+    if (tools.interleave === undefined) {
+      output.warn('interleave was not found (interleave.path, PATH, GOBIN, GOPATH/bin): no language server; explore a test to be offered the install.');
+      return;
+    }
+    try {
+      client = await startLanguageClient(tools, output);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Interleave: the language server did not start: ${String(err)}`);
+    }
+  };
+  context.subscriptions.push(vscode.commands.registerCommand('interleave.restartServer', async () => {
+    await client?.stop();
+    client = undefined;
+    await startClient();
+  }));
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration(async (e) => {
+    if (e.affectsConfiguration('interleave.path') || e.affectsConfiguration('interleave.goroot')) {
+      await vscode.commands.executeCommand('interleave.restartServer');
+    }
+  }));
+  await startClient();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}

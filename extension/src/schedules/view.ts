@@ -1,0 +1,78 @@
+// The Schedules view (in the Testing sidebar): every saved schedule per module — test, kind,
+// preemptions, age — kept up to date as the store changes.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { age, ScheduleSummary } from '../store/store';
+import { listSchedules, moduleRootOf } from './list';
+
+type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { kind: 'schedule'; schedule: ScheduleSummary };
+
+export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly watcher = vscode.workspace.createFileSystemWatcher('**/.interleave/schedules/*.json');
+
+  constructor() {
+    const refresh = (): void => this.refresh();
+    this.watcher.onDidCreate(refresh);
+    this.watcher.onDidChange(refresh);
+    this.watcher.onDidDelete(refresh);
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (node?.kind === 'schedule') {
+      return [];
+    }
+    if (node?.kind === 'module') {
+      return node.schedules.map((schedule) => ({ kind: 'schedule', schedule }));
+    }
+    const byModule = new Map<string, ScheduleSummary[]>();
+    for (const s of await listSchedules()) {
+      const root = moduleRootOf(s.path);
+      byModule.set(root, [...(byModule.get(root) ?? []), s]);
+    }
+    return [...byModule.entries()].map(([root, schedules]) => ({ kind: 'module', root, schedules }));
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'module') {
+      const item = new vscode.TreeItem(path.basename(node.root), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = node.root;
+      item.iconPath = new vscode.ThemeIcon('package');
+      return item;
+    }
+    const s = node.schedule;
+    const item = new vscode.TreeItem(`${s.test}: ${s.kind}`, vscode.TreeItemCollapsibleState.None);
+    item.description = `${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.found ? ' (as found)' : ''} · ${age(s.time, Date.now())}`;
+    item.tooltip = new vscode.MarkdownString(`**${s.test}** — ${s.kind}\n\n${s.message}\n\n${s.steps} steps, ${s.preemptions} preemptions\n\n\`${s.path}\``);
+    item.contextValue = 'schedule';
+    item.iconPath = new vscode.ThemeIcon(s.kind === 'pass' ? 'pass' : 'bug');
+    item.resourceUri = vscode.Uri.file(s.path);
+    item.command = { command: 'interleave.replay', title: 'Replay', arguments: [item] };
+    return item;
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** The schedule path a view item or a command argument names. */
+export function schedulePathOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') {
+    return arg;
+  }
+  if (arg instanceof vscode.TreeItem && arg.resourceUri !== undefined) {
+    return arg.resourceUri.fsPath;
+  }
+  if (arg instanceof vscode.Uri) {
+    return arg.fsPath;
+  }
+  return undefined;
+}

@@ -1,0 +1,144 @@
+// Reading the results store (.interleave/ at a module's root; docs/results-store.md): the saved
+// schedules for the Schedules view and the pick list, and the event stream of interleave test
+// -json for the Testing view. Pure functions over text and file names, tested without an editor.
+
+/** A saved schedule, as the views show it. */
+export interface ScheduleSummary {
+  path: string;
+  module: string;
+  package: string;
+  test: string;
+  /** The bug's kind ("deadlock", "panic", ...), or "pass". */
+  kind: string;
+  message: string;
+  preemptions: number;
+  steps: number;
+  /** The time it was saved, from the file name (milliseconds since the epoch), or NaN. */
+  time: number;
+  /** Set for the schedule as found, kept beside its minimized one. */
+  found: boolean;
+}
+
+interface ScheduleDoc {
+  format?: unknown;
+  test?: { module?: unknown; package?: unknown; name?: unknown };
+  result?: { steps?: unknown; preemptions?: unknown };
+  bug?: { kind?: unknown; message?: unknown } | null;
+  steps?: unknown;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** Reads the time out of a schedule file name (Test-kind-20261123T230127.759.json), in UTC. */
+export function timeFromName(name: string): number {
+  const m = /-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})(?:\.found)?\.json$/.exec(name);
+  if (m === null) {
+    return Number.NaN;
+  }
+  const [y, mo, d, h, mi, s, ms] = m.slice(1).map(Number);
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
+}
+
+/** Parses a schedule file; undefined when it is not one (another JSON document, or corrupt). */
+export function parseSchedule(path: string, text: string): ScheduleSummary | undefined {
+  let doc: ScheduleDoc;
+  try {
+    doc = JSON.parse(text) as ScheduleDoc;
+  } catch {
+    return undefined;
+  }
+  if (doc === null || typeof doc !== 'object' || doc.format !== 'interleave-schedule') {
+    return undefined;
+  }
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return {
+    path,
+    module: str(doc.test?.module),
+    package: str(doc.test?.package),
+    test: str(doc.test?.name),
+    kind: doc.bug ? str(doc.bug.kind) || 'bug' : 'pass',
+    message: doc.bug ? str(doc.bug.message) : '',
+    preemptions: num(doc.result?.preemptions),
+    steps: num(doc.result?.steps),
+    time: timeFromName(name),
+    found: name.endsWith('.found.json'),
+  };
+}
+
+/** "3 minutes ago", for a list. */
+export function age(then: number, now: number): string {
+  if (Number.isNaN(then)) {
+    return '';
+  }
+  const s = Math.max(0, Math.round((now - then) / 1000));
+  const units: [number, string][] = [[86400, 'day'], [3600, 'hour'], [60, 'minute']];
+  for (const [n, unit] of units) {
+    if (s >= n) {
+      const k = Math.floor(s / n);
+      return `${k} ${unit}${k === 1 ? '' : 's'} ago`;
+    }
+  }
+  return 'just now';
+}
+
+/** The bug of a test's final event (interleave test -json). */
+export interface EventBug {
+  Kind: string;
+  Message: string;
+  Position: string;
+  Schedule?: string;
+  Preemptions: number;
+}
+
+/** One event of interleave test -json (go test -json's, with interleave's fields). */
+export interface TestEvent {
+  Action: string;
+  Package?: string;
+  Test?: string;
+  Output?: string;
+  Elapsed?: number;
+  Schedules?: number;
+  Interleavings?: number;
+  Strategy?: string;
+  Bug?: EventBug;
+  Error?: string;
+}
+
+/** Splits a chunk of interleave test -json output into events; the partial last line is returned. */
+export function parseEvents(buffered: string, chunk: string): { events: TestEvent[]; rest: string } {
+  const lines = (buffered + chunk).split('\n');
+  const rest = lines.pop() ?? '';
+  const events: TestEvent[] = [];
+  for (const line of lines) {
+    const t = line.trim();
+    if (t === '') {
+      continue;
+    }
+    try {
+      const e = JSON.parse(t) as TestEvent;
+      if (e && typeof e.Action === 'string') {
+        events.push(e);
+      }
+    } catch {
+      // Not an event: output of the build, passed on by the caller's log.
+    }
+  }
+  return { events, rest };
+}
+
+/** A position "file.go:12:3" or "file.go:12", relative to the module root. */
+export function parsePosition(pos: string): { file: string; line: number; column: number } | undefined {
+  const m = /^(.*?):(\d+)(?::(\d+))?$/.exec(pos);
+  if (m === null) {
+    return undefined;
+  }
+  return { file: m[1], line: Number(m[2]), column: m[3] ? Number(m[3]) : 1 };
+}
+
+/** The summary line of a passing test's final event, as interleave test prints it. */
+export function passSummary(e: TestEvent): string {
+  const n = e.Schedules ?? 0;
+  const m = e.Interleavings ?? 0;
+  return `no bug in ${n.toLocaleString('en-US')} schedules (${m.toLocaleString('en-US')} distinct interleavings${e.Strategy ? ', ' + e.Strategy : ''})`;
+}

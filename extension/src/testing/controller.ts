@@ -1,0 +1,200 @@
+// The Testing view: the Go tests of the workspace (files, tests, literal subtests), with two
+// run profiles — Explore interleavings (interleave test -json, one test at a time, results at
+// the bug's position) and Explore in debugger (the debug session of interleave.explore).
+
+import * as cp from 'node:child_process';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseEvents, parsePosition, passSummary, TestEvent } from '../store/store';
+import { requireTools } from '../tools/tools';
+import { discoverTests, runPattern } from './discover';
+
+/** What a test item stands for. */
+interface TestData {
+  file: vscode.Uri;
+  test?: string;
+  subtest?: string;
+}
+
+export class TestingController implements vscode.Disposable {
+  private readonly ctrl = vscode.tests.createTestController('interleave', 'Interleave');
+  private readonly data = new WeakMap<vscode.TestItem, TestData>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly version: string, private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>) {
+    this.ctrl.resolveHandler = async (item) => {
+      if (item === undefined) {
+        await this.discoverWorkspace();
+      } else {
+        await this.discoverFile(item);
+      }
+    };
+    this.ctrl.createRunProfile('Explore interleavings', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token), true);
+    this.ctrl.createRunProfile('Explore in debugger', vscode.TestRunProfileKind.Debug, (req) => this.debug(req), true);
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*_test.go');
+    watcher.onDidCreate((uri) => void this.fileItem(uri));
+    watcher.onDidChange((uri) => {
+      const item = this.fileItem(uri);
+      void this.discoverFile(item);
+    });
+    watcher.onDidDelete((uri) => this.ctrl.items.delete(uri.toString()));
+    this.disposables.push(watcher, this.ctrl);
+  }
+
+  private async discoverWorkspace(): Promise<void> {
+    for (const uri of await vscode.workspace.findFiles('**/*_test.go', '{**/node_modules/**,**/testdata/**,**/vendor/**}', 5000)) {
+      this.fileItem(uri);
+    }
+  }
+
+  private fileItem(uri: vscode.Uri): vscode.TestItem {
+    const existing = this.ctrl.items.get(uri.toString());
+    if (existing !== undefined) {
+      return existing;
+    }
+    const item = this.ctrl.createTestItem(uri.toString(), vscode.workspace.asRelativePath(uri), uri);
+    item.canResolveChildren = true;
+    this.data.set(item, { file: uri });
+    this.ctrl.items.add(item);
+    return item;
+  }
+
+  private async discoverFile(item: vscode.TestItem): Promise<void> {
+    const d = this.data.get(item);
+    if (d === undefined || d.test !== undefined) {
+      return;
+    }
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(d.file));
+    const children: vscode.TestItem[] = [];
+    for (const t of discoverTests(text)) {
+      const ti = this.ctrl.createTestItem(`${d.file.toString()}#${t.name}`, t.name, d.file);
+      ti.range = new vscode.Range(t.line, 0, t.line, 0);
+      this.data.set(ti, { file: d.file, test: t.name });
+      for (const s of t.subtests) {
+        const si = this.ctrl.createTestItem(`${ti.id}/${s.name}`, s.name, d.file);
+        si.range = new vscode.Range(s.line, 0, s.line, 0);
+        this.data.set(si, { file: d.file, test: t.name, subtest: s.name });
+        ti.children.add(si);
+      }
+      children.push(ti);
+    }
+    item.children.replace(children);
+  }
+
+  /** The tests a request runs: the items, or every test of the files among them. */
+  private async leaves(req: vscode.TestRunRequest): Promise<vscode.TestItem[]> {
+    const roots: vscode.TestItem[] = [];
+    if (req.include !== undefined) {
+      roots.push(...req.include);
+    } else {
+      this.ctrl.items.forEach((i) => roots.push(i));
+    }
+    const out: vscode.TestItem[] = [];
+    for (const item of roots) {
+      const d = this.data.get(item);
+      if (d?.test !== undefined) {
+        out.push(item);
+        continue;
+      }
+      await this.discoverFile(item);
+      item.children.forEach((c) => out.push(c));
+    }
+    return out.filter((i) => !req.exclude?.includes(i));
+  }
+
+  private async run(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const run = this.ctrl.createTestRun(req);
+    const tools = await requireTools(this.version);
+    const tests = await this.leaves(req);
+    for (const item of tests) {
+      if (token.isCancellationRequested) {
+        run.skipped(item);
+        continue;
+      }
+      if (tools?.interleave === undefined) {
+        run.errored(item, new vscode.TestMessage('The interleave binary was not found (interleave.path).'));
+        continue;
+      }
+      run.started(item);
+      await this.exploreOne(run, item, tools.interleave, tools.env, token);
+    }
+    run.end();
+  }
+
+  /** Runs interleave test -json for one test and reports its result on the item. */
+  private exploreOne(run: vscode.TestRun, item: vscode.TestItem, bin: string, env: NodeJS.ProcessEnv, token: vscode.CancellationToken): Promise<void> {
+    const d = this.data.get(item);
+    if (d?.test === undefined) {
+      return Promise.resolve();
+    }
+    const dir = path.dirname(d.file.fsPath);
+    const schedules = vscode.workspace.getConfiguration('interleave').get<number>('schedules') ?? 10000;
+    const args = ['test', '-json', '-schedules', String(schedules), '-run', runPattern(d.test, d.subtest), '.'];
+    run.appendOutput(`$ interleave ${args.join(' ')}\r\n`, undefined, item);
+    return new Promise((resolve) => {
+      const child = cp.spawn(bin, args, { cwd: dir, env });
+      const cancel = token.onCancellationRequested(() => child.kill('SIGINT'));
+      let rest = '';
+      let final: TestEvent | undefined;
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        const parsed = parseEvents(rest, chunk.toString());
+        rest = parsed.rest;
+        for (const e of parsed.events) {
+          if (e.Output !== undefined) {
+            run.appendOutput(e.Output.replace(/\n/g, '\r\n'), undefined, item);
+          }
+          if ((e.Action === 'pass' || e.Action === 'fail' || e.Action === 'skip') && e.Test !== undefined) {
+            final = e;
+          }
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        run.appendOutput(chunk.toString().replace(/\n/g, '\r\n'), undefined, item);
+      });
+      child.on('close', (code) => {
+        cancel.dispose();
+        const ms = final?.Elapsed !== undefined ? final.Elapsed * 1000 : undefined;
+        if (final?.Action === 'pass') {
+          run.passed(item, ms);
+          run.appendOutput(passSummary(final) + '\r\n', undefined, item);
+        } else if (final?.Action === 'skip') {
+          run.skipped(item);
+        } else if (final?.Bug !== undefined) {
+          run.failed(item, this.bugMessage(final, d.file), ms);
+        } else if (token.isCancellationRequested) {
+          run.skipped(item);
+        } else {
+          run.errored(item, new vscode.TestMessage(`interleave test exited with status ${code}: ${final?.Error ?? stderr.trim()}`));
+        }
+        resolve();
+      });
+    });
+  }
+
+  private bugMessage(e: TestEvent, file: vscode.Uri): vscode.TestMessage {
+    const bug = e.Bug!;
+    const msg = new vscode.TestMessage(`${bug.Kind}: ${bug.Message}\n\nschedule: ${bug.Schedule ?? '(not saved)'} (${bug.Preemptions} preemptions)${e.Output ?? ''}`);
+    const pos = parsePosition(bug.Position);
+    if (pos !== undefined) {
+      const root = bug.Schedule !== undefined ? bug.Schedule.slice(0, bug.Schedule.lastIndexOf('.interleave') - 1) : path.dirname(file.fsPath);
+      const target = path.isAbsolute(pos.file) ? pos.file : path.join(root, pos.file);
+      msg.location = new vscode.Location(vscode.Uri.file(target), new vscode.Position(pos.line - 1, pos.column - 1));
+    }
+    return msg;
+  }
+
+  private async debug(req: vscode.TestRunRequest): Promise<void> {
+    for (const item of await this.leaves(req)) {
+      const d = this.data.get(item);
+      if (d?.test !== undefined) {
+        await this.explore(path.dirname(d.file.fsPath), d.test);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

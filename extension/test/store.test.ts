@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { age, parseEvents, parsePosition, parseSchedule, passSummary, timeFromName } from '../src/store/store';
+import { discoverTests, runPattern } from '../src/testing/discover';
+import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
+
+const schedule = JSON.stringify({
+  format: 'interleave-schedule', version: 1,
+  test: { module: 'example.com/bank', package: 'example.com/bank', name: 'TestTransfer', build: 'src-1' },
+  strategy: { name: 'pct' }, result: { steps: 3, goroutines: 2, preemptions: 1 },
+  bug: { kind: 'deadlock', message: 'all goroutines are blocked', step: 3 },
+  steps: [{ step: 1, g: 0, op: 'go', pos: 'bank_test.go:10:2' }, { choice: 1, n: 2, g: 1, op: 'select' }, { step: 2, g: 1, op: 'lock', pos: 'bank.go:4:2' }, { step: 3, g: 0, op: 'lock', pos: 'bank.go:9:2' }],
+});
+
+test('schedule files are read for the views; other documents are not', () => {
+  const s = parseSchedule('/m/.interleave/schedules/TestTransfer-deadlock-20261123T230127.759.json', schedule);
+  assert.ok(s);
+  assert.equal(s.test, 'TestTransfer');
+  assert.equal(s.kind, 'deadlock');
+  assert.equal(s.preemptions, 1);
+  assert.equal(s.time, Date.UTC(2026, 10, 23, 23, 1, 27, 759));
+  assert.equal(s.found, false);
+  assert.equal(parseSchedule('x.json', '{"format":"interleave-findings"}'), undefined);
+  assert.equal(parseSchedule('x.json', '{half'), undefined);
+  assert.ok(Number.isNaN(timeFromName('other.json')));
+  assert.equal(age(0, 3 * 60_000), '3 minutes ago');
+  assert.equal(age(0, 1000), 'just now');
+});
+
+test('interleave test -json is read event by event across chunks', () => {
+  const a = parseEvents('', '{"Action":"run","Test":"TestA"}\n{"Action":"fa');
+  assert.equal(a.events.length, 1);
+  const b = parseEvents(a.rest, 'il","Test":"TestA","Bug":{"Kind":"deadlock","Message":"m","Position":"a.go:3:1","Preemptions":0}}\nnot json\n');
+  assert.equal(b.events.length, 1);
+  assert.equal(b.events[0].Bug?.Kind, 'deadlock');
+  assert.equal(b.rest, '');
+  assert.deepEqual(parsePosition('bank.go:12:3'), { file: 'bank.go', line: 12, column: 3 });
+  assert.deepEqual(parsePosition('dir/bank.go:12'), { file: 'dir/bank.go', line: 12, column: 1 });
+  assert.equal(parsePosition('nowhere'), undefined);
+  assert.equal(passSummary({ Action: 'pass', Schedules: 10000, Interleavings: 37, Strategy: 'portfolio' }), 'no bug in 10,000 schedules (37 distinct interleavings, portfolio)');
+});
+
+test('tests and literal subtests are found by text, in files that do not compile', () => {
+  const src = [
+    'package bank', '', 'import "testing"', '',
+    'func TestTransfer(t *testing.T) {', '\tt.Run("two accounts", func(t *testing.T) {})', '\tundefined()', '}', '',
+    'func helper(t *testing.T) {}', '',
+    'func TestX(tt *testing.T) { tt.Run(name, nil) }',
+    'func Testlower(t *testing.T) {}',
+  ].join('\n');
+  const tests = discoverTests(src);
+  assert.deepEqual(tests.map((t) => t.name), ['TestTransfer', 'TestX']);
+  assert.deepEqual(tests[0].subtests.map((s) => [s.name, s.line]), [['two_accounts', 5]]);
+  assert.equal(tests[0].line, 4);
+  assert.equal(runPattern('TestA'), '^TestA$');
+  assert.equal(runPattern('TestA', 'x.y'), '^TestA$/^x\\.y$');
+});
+
+test('the timeline has a lane per goroutine, marks by operation, and the bug', () => {
+  const steps = runSteps(JSON.parse(schedule).steps);
+  assert.equal(steps.length, 3);
+  const svg = renderSVG({ title: 'TestTransfer', steps, bugStep: 3, bugKind: 'deadlock', current: 2 });
+  assert.match(svg, />G0</);
+  assert.match(svg, />G1</);
+  assert.equal((svg.match(/<circle/g) ?? []).length, 3);
+  assert.equal((svg.match(/class="switch"/g) ?? []).length, 2);
+  assert.match(svg, /deadlock at step 3/);
+  assert.match(svg, /class="mark lock current"/);
+  assert.match(svg, /data-pos="bank.go:9:2"/);
+  assert.equal(opFamily('wg.wait'), 'lock');
+  assert.equal(opFamily('recv'), 'chan');
+  assert.equal(opFamily('write'), 'memory');
+  assert.doesNotMatch(renderSVG({ title: '<script>', steps: [], bugStep: 0, bugKind: '', current: 0 }), /<script>/);
+});

@@ -55,6 +55,10 @@ type File struct {
 	Races []Race `json:"races"`
 	// Bugs are the bugs found (the first one, unless the run went on after it).
 	Bugs []Bug `json:"bugs,omitempty"`
+	// Files are the content hashes (Hash) of the source files the document's positions
+	// name, by file relative to the module root (slash-separated), read when the document
+	// was written: a reader whose file hashes differently knows the positions may be stale.
+	Files map[string]string `json:"files,omitempty"`
 
 	// Path is where the document was read from or written to; not part of it.
 	Path string `json:"-"`

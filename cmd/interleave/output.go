@@ -106,7 +106,14 @@ func (o *output) start(pkg, test string) {
 }
 
 func (o *output) progress(e *interleave.Event) {
-	if o.json || !o.terminal {
+	if o.json {
+		// Not an action of go test -json: a consumer that does not know it skips it (the
+		// language server shows it as work-done progress).
+		elapsed, schedules := e.Elapsed, e.Schedules
+		o.emit(jsonEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules})
+		return
+	}
+	if !o.terminal {
 		return
 	}
 	rate := 0.0

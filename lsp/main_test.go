@@ -132,3 +132,34 @@ func marked(t *testing.T, root string) map[string]bool {
 	})
 	return out
 }
+
+// examplesOnce holds a copy of testdata/examples (one module per example) whose tests
+// interleave test explored, each finding its bug.
+var examplesOnce struct {
+	sync.Once
+	dir string
+}
+
+// examplesDir returns the copy of testdata/examples with each example's store. Tests must
+// not change it.
+func examplesDir(t *testing.T) string {
+	t.Helper()
+	examplesOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "interleave-lsp-examples-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyTree(t, "../testdata/examples", dir)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				interleave(t, filepath.Join(dir, e.Name()), []int{1}, "test", "-json", ".")
+			}
+		}
+		examplesOnce.dir = dir
+	})
+	if examplesOnce.dir == "" {
+		t.Fatal("the examples' stores could not be made")
+	}
+	return examplesOnce.dir
+}

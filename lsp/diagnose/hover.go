@@ -42,7 +42,9 @@ func writeStack(b *strings.Builder, frames []schedule.Frame) {
 	}
 	b.WriteString("\n")
 	for _, fr := range frames {
-		fmt.Fprintf(b, "- `%s` %s\n", fr.Func, link(fr.File, fr.Line))
+		// The instrumenter renames TestXxx to __ilTestXxx.
+		fn := strings.Replace(fr.Func, ".__ilTest", ".Test", 1)
+		fmt.Fprintf(b, "- `%s` %s\n", fn, link(fr.File, fr.Line))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/interleave-dev/interleave/lsp/lsptest"
 )
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	lsptest.Timeout = time.Minute
 	exe, err = lsptest.Build(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -57,6 +59,24 @@ func copyTree(t testing.TB, src, dst string) {
 	})
 	if err != nil {
 		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+// copyStore copies the results store of the module src to the module dst.
+func copyStore(t testing.TB, src, dst string) {
+	t.Helper()
+	for _, sub := range []string{"findings", "instrument", "schedules"} {
+		entries, _ := os.ReadDir(filepath.Join(src, ".interleave", sub))
+		os.MkdirAll(filepath.Join(dst, ".interleave", sub), 0o755)
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(src, ".interleave", sub, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, ".interleave", sub, e.Name()), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -58,11 +58,11 @@ func goroutineDesc(m store.Module, a findings.Access) string {
 // raceHover describes a race from one of its accesses (this).
 func raceHover(m store.Module, runs []testRun, this, other findings.Access, operand, seen string) string {
 	var b strings.Builder
-	what := "Data race"
+	b.WriteString("**Data race**")
 	if operand != "" {
-		what += " on `" + operand + "`"
+		b.WriteString(" on `" + operand + "`")
 	}
-	fmt.Fprintf(&b, "**%s** — seen in %s\n\n", what, seen)
+	fmt.Fprintf(&b, " — seen in %s\n\n", seen)
 	fmt.Fprintf(&b, "- this access: **%s** at %s by %s\n", this.Op, posLink(m, this.Pos), goroutineDesc(m, this))
 	fmt.Fprintf(&b, "- the other access: **%s** at %s by %s\n", other.Op, posLink(m, other.Pos), goroutineDesc(m, other))
 	for _, a := range []findings.Access{this, other} {

@@ -64,15 +64,20 @@ func modulePath(gomod string) (path string, found bool) {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			rest, _, _ = strings.Cut(rest, "//")
 			return strings.Trim(strings.TrimSpace(rest), `"`), true
 		}
 	}
 	return "", true
 }
 
+// MaxDirs bounds the directories Modules searches below a folder, so that a workspace opened
+// on a home directory or the file system's root does not stall the server.
+const MaxDirs = 20000
+
 // Modules returns the modules of a workspace folder: the module that contains the folder (it
 // may be a subdirectory of one) and every module below it, nested ones included. Hidden
-// directories, vendor and node_modules are not searched.
+// directories, vendor and node_modules are not searched, nor more than MaxDirs directories.
 func Modules(folder string) []Module {
 	var out []Module
 	seen := make(map[string]bool)
@@ -80,7 +85,11 @@ func Modules(folder string) []Module {
 		out = append(out, m)
 		seen[m.Root] = true
 	}
+	dirs := 0
 	filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
+		if dirs >= MaxDirs {
+			return fs.SkipAll
+		}
 		if err != nil {
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
@@ -88,6 +97,7 @@ func Modules(folder string) []Module {
 			return nil
 		}
 		if d.IsDir() {
+			dirs++
 			name := d.Name()
 			if path != folder && (strings.HasPrefix(name, ".") || name == "vendor" || name == "node_modules") {
 				return fs.SkipDir

@@ -10,6 +10,8 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,7 +39,7 @@ type Test struct {
 
 // Tests returns the tests of a _test.go file's source: every func TestXxx(t *testing.T) and
 // the t.Run subtests with literal names in their bodies (nested ones too).
-func Tests(src []byte) []Test {
+func Tests(src []byte) (out []Test) {
 	fset := token.NewFileSet()
 	f, _ := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if f == nil {
@@ -49,7 +51,10 @@ func Tests(src []byte) []Test {
 			testing = imp.Name.Name
 		}
 	}
-	var out []Test
+	defer func() {
+		out = append(out, scanned(src, out, testing)...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	}()
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Recv != nil || !isTestName(fn.Name.Name) {
@@ -64,6 +69,29 @@ func Tests(src []byte) []Test {
 		if fn.Body != nil && param != "" && param != "_" {
 			out = append(out, subtests(fset, fn.Body, param, fn.Name.Name, testing)...)
 		}
+	}
+	return out
+}
+
+// testLine matches the first line of a test function, for the tests a syntax error hid from
+// the parser.
+var testLine = regexp.MustCompile(`^func (Test\w*)\(\s*\w+\s+\*(\w+)\.T\s*\)\s*\{`)
+
+// scanned returns the tests that a line-by-line scan finds and the parse did not (it stops
+// at a syntax error that swallows the rest of the file).
+func scanned(src []byte, found []Test, testing string) []Test {
+	have := make(map[string]bool)
+	for _, t := range found {
+		have[t.Name] = true
+	}
+	var out []Test
+	for i, line := range strings.Split(string(src), "\n") {
+		m := testLine.FindStringSubmatch(line)
+		if m == nil || have[m[1]] || m[2] != testing || !isTestName(m[1]) {
+			continue
+		}
+		have[m[1]] = true
+		out = append(out, Test{Name: m[1], Line: i})
 	}
 	return out
 }

@@ -74,9 +74,15 @@ func TestRefresh(t *testing.T) {
 		{"a document", func() { write(t, filepath.Join(dir, "m.TestA.json"), goodFindings) }, true, 0, 1, 0},
 		{"nothing new", func() {}, false, 0, 1, 0},
 		{"a corrupt one", func() { write(t, filepath.Join(dir, "m.TestB.json"), `{"format": "interleave-findings", "vers`) }, false, 1, 1, 0},
-		{"still corrupt, changed", func() { write(t, filepath.Join(dir, "m.TestB.json"), `{"format": "interleave-findings", "version": 1, "races": 3}`) }, false, 0, 1, 0},
-		{"a newer version", func() { write(t, filepath.Join(dir, "m.TestC.json"), `{"format": "interleave-findings", "version": 2}`) }, false, 1, 1, 0},
-		{"fixed", func() { write(t, filepath.Join(dir, "m.TestB.json"), strings.Replace(goodFindings, "TestA", "TestB", 1)) }, true, 0, 2, 0},
+		{"still corrupt, changed", func() {
+			write(t, filepath.Join(dir, "m.TestB.json"), `{"format": "interleave-findings", "version": 1, "races": 3}`)
+		}, false, 0, 1, 0},
+		{"a newer version", func() {
+			write(t, filepath.Join(dir, "m.TestC.json"), `{"format": "interleave-findings", "version": 2}`)
+		}, false, 1, 1, 0},
+		{"fixed", func() {
+			write(t, filepath.Join(dir, "m.TestB.json"), strings.Replace(goodFindings, "TestA", "TestB", 1))
+		}, true, 0, 2, 0},
 		{"a temporary file and a found schedule", func() {
 			write(t, filepath.Join(dir, ".tmp-123"), "{")
 			write(t, filepath.Join(root, ".interleave/schedules/TestA-fail-1.found.json"), "{")

@@ -185,7 +185,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		if r := recover(); r != nil {
 			s.log.Printf("%s: panic: %v", req.Method(), r)
 			if isCall {
-				reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: internal error: %v", req.Method(), r))
+				s.reply(ctx, reply, req.Method(), nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: internal error: %v", req.Method(), r))
 			}
 			err = nil
 		}
@@ -197,17 +197,17 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	switch {
 	case !ok:
 		if isCall {
-			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method()))
+			return s.reply(ctx, reply, req.Method(), nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method()))
 		}
 		return nil // an unknown notification ($/setTrace, ...) is ignored
 	case st == stateNew && req.Method() != protocol.MethodInitialize && req.Method() != protocol.MethodExit:
 		if isCall {
-			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", req.Method()))
+			return s.reply(ctx, reply, req.Method(), nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", req.Method()))
 		}
 		return nil
 	case st == stateShutdown && req.Method() != protocol.MethodExit:
 		if isCall {
-			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown", req.Method()))
+			return s.reply(ctx, reply, req.Method(), nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown", req.Method()))
 		}
 		return nil
 	}
@@ -224,7 +224,17 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 		return nil
 	}
-	return reply(ctx, res, herr)
+	return s.reply(ctx, reply, req.Method(), res, herr)
+}
+
+// reply answers a call. A failure to write the reply (the client is gone) is logged, not
+// returned: jsonrpc2 (v0.10.0) records a handler's error and then the stream's, and panics
+// when the two have different types.
+func (s *Server) reply(ctx context.Context, reply jsonrpc2.Replier, method string, res any, err error) error {
+	if werr := reply(ctx, res, err); werr != nil {
+		s.log.Printf("reply to %s: %v", method, werr)
+	}
+	return nil
 }
 
 // decode unmarshals a request's parameters, as an invalid-params error.

@@ -6,6 +6,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/interleave-dev/interleave/engine/findings"
 )
 
 // StaleSuffix ends the message of a finding from a run before its file changed.
@@ -79,6 +81,9 @@ func (r *Resolver) Resolve(items []*Item, doc *Doc) []Resolved {
 		seen[key] = true
 		out = append(out, res)
 	}
+	if doc == nil && len(items) > 0 {
+		r.disk.release(items[0].Pos.File)
+	}
 	return out
 }
 
@@ -109,8 +114,7 @@ func (r *Resolver) parse(t *text, goFile bool) *source {
 	if r.parsed == nil || len(r.parsed) > 64 {
 		r.parsed = make(map[*text]*source)
 	}
-	s := parseSource(t.s, goFile)
-	s.t = t
+	s := &source{t: t, hash: findings.Hash([]byte(t.s)), goFile: goFile}
 	r.parsed[t] = s
 	return s
 }

@@ -16,24 +16,55 @@ import (
 
 // source is a parsed version of a file's text. The parse tolerates errors: the operands of
 // a file that does not compile are still found where the parser could make sense of them.
+//
+// The syntax tree is made when an extent is first asked for and can be released (the extents
+// found stay memoized), so that the server does not keep the trees of every file with
+// findings.
 type source struct {
-	t    *text
-	hash string
-	fset *token.FileSet
-	file *ast.File // nil when the text is not Go
-	tf   *token.File
+	mu     sync.Mutex
+	t      *text
+	hash   string
+	goFile bool
+	parsed bool
+	fset   *token.FileSet
+	file   *ast.File // nil when the text is not Go
+	tf     *token.File
+	memo   map[extentKey]extentResult
+}
+
+type extentKey struct {
+	line, col int
+	expr      bool
+}
+
+type extentResult struct {
+	start, end int
+	text       string
+	ok         bool
 }
 
 func parseSource(content string, goFile bool) *source {
-	s := &source{t: newText(content), hash: findings.Hash([]byte(content))}
-	if goFile {
-		s.fset = token.NewFileSet()
-		s.file, _ = parser.ParseFile(s.fset, "", content, parser.SkipObjectResolution)
-		if s.file != nil {
-			s.tf = s.fset.File(s.file.Pos())
-		}
+	return &source{t: newText(content), hash: findings.Hash([]byte(content)), goFile: goFile}
+}
+
+// parse makes the syntax tree, if it is not made.
+func (s *source) parse() {
+	if s.parsed || !s.goFile {
+		return
 	}
-	return s
+	s.parsed = true
+	s.fset = token.NewFileSet()
+	s.file, _ = parser.ParseFile(s.fset, "", s.t.s, parser.SkipObjectResolution)
+	if s.file != nil {
+		s.tf = s.fset.File(s.file.Pos())
+	}
+}
+
+// release drops the syntax tree; it is made again when needed.
+func (s *source) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parsed, s.fset, s.file, s.tf = false, nil, nil, nil
 }
 
 // extent returns the byte range of what a store position names: with expr, the operand
@@ -41,6 +72,24 @@ func parseSource(content string, goFile bool) *source {
 // in r.m[k] = v); otherwise, and when no expression is found, the line without its
 // indentation. text is the operand's source; ok is false when the line is not in the text.
 func (s *source) extent(line, col int, expr bool) (start, end int, text string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := extentKey{line, col, expr}
+	if r, found := s.memo[k]; found {
+		return r.start, r.end, r.text, r.ok
+	}
+	start, end, text, ok = s.findExtent(line, col, expr)
+	if s.memo == nil {
+		s.memo = make(map[extentKey]extentResult)
+	}
+	s.memo[k] = extentResult{start, end, text, ok}
+	return start, end, text, ok
+}
+
+func (s *source) findExtent(line, col int, expr bool) (start, end int, text string, ok bool) {
+	if expr {
+		s.parse()
+	}
 	if line < 1 || line > len(s.t.lines) {
 		return 0, 0, "", false
 	}
@@ -128,6 +177,16 @@ func (s *source) span(n ast.Node) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	return a, b, true
+}
+
+// release drops the syntax tree of the file at path, if it is cached.
+func (c *diskCache) release(path string) {
+	c.mu.Lock()
+	e, ok := c.entries[path]
+	c.mu.Unlock()
+	if ok {
+		e.src.release()
+	}
 }
 
 // diskCache keeps the parsed files read from disk, until they change.

@@ -108,13 +108,37 @@ func Start(t testing.TB, exe, dir string, args ...string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Client{t: t, cmd: cmd, in: in, exit: make(chan error, 1), stderr: new(lockedBuffer),
-		changed: make(chan struct{}), diagnostics: make(map[protocol.DocumentURI]protocol.PublishDiagnosticsParams)}
-	cmd.Stderr = c.stderr
+	stderr := new(lockedBuffer)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s lsp: %v", exe, err)
 	}
-	go func() { c.exit <- cmd.Wait() }()
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	c := connect(t, out, in, exit)
+	c.cmd, c.stderr = cmd, stderr
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", c.stderr.String())
+		}
+	})
+	return c
+}
+
+// Connect connects to a server running in this process, which reads what the client writes
+// to in and writes to out; exit receives the server's end (nil: status 0).
+func Connect(t testing.TB, out io.Reader, in io.WriteCloser, exit chan error) *Client {
+	c := connect(t, out, in, exit)
+	c.stderr = new(lockedBuffer)
+	return c
+}
+
+func connect(t testing.TB, out io.Reader, in io.WriteCloser, exit chan error) *Client {
+	c := &Client{t: t, in: in, exit: exit,
+		changed: make(chan struct{}), diagnostics: make(map[protocol.DocumentURI]protocol.PublishDiagnosticsParams)}
 	var cancel context.CancelFunc
 	c.ctx, cancel = context.WithCancel(context.Background())
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(struct {
@@ -124,13 +148,7 @@ func Start(t testing.TB, exe, dir string, args ...string) *Client {
 	c.conn.Go(c.ctx, c.handle)
 	t.Cleanup(func() {
 		cancel()
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
 		c.conn.Close()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", c.stderr.String())
-		}
 	})
 	return c
 }
@@ -176,7 +194,15 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
-	return reply(ctx, result, err)
+	// The reply is written from its own goroutine, as an editor's event loop does: written
+	// from the read loop, it could wait for the server to read while the server waits for
+	// this loop to read its notifications. A failure to reply (the server is gone) is not
+	// returned: jsonrpc2 v0.10.0 would record it beside the stream's error and panic on
+	// their different types.
+	if _, ok := req.(*jsonrpc2.Call); ok {
+		go reply(ctx, result, err)
+	}
+	return nil
 }
 
 // Call sends a request and decodes its result into result (nil: discard).
@@ -281,6 +307,9 @@ type Records struct{ c *Client }
 func (r *Records) Diagnostics(path string) []protocol.Diagnostic {
 	return r.c.diagnostics[uri.File(path)].Diagnostics
 }
+
+// Count is the number of publishDiagnostics notifications received.
+func (r *Records) Count() int { return r.c.published }
 
 // Published says whether diagnostics were ever published for a file.
 func (r *Records) Published(path string) bool {

@@ -57,7 +57,8 @@ func VSCodeInitialize(folders []string, edit func(params map[string]any)) json.R
 }
 
 // Build builds the interleave command of the module that contains this package into dir and
-// returns the executable's path.
+// returns the executable's path. With LSPTEST_RACE set in the environment, it is built with
+// the race detector.
 func Build(dir string) (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
@@ -65,7 +66,11 @@ func Build(dir string) (string, error) {
 	}
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	exe := filepath.Join(dir, "interleave")
-	cmd := exec.Command("go", "build", "-o", exe, "./cmd/interleave")
+	args := []string{"build", "-o", exe}
+	if os.Getenv("LSPTEST_RACE") != "" {
+		args = append(args, "-race") // the server under the race detector
+	}
+	cmd := exec.Command("go", append(args, "./cmd/interleave")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("lsptest: go build ./cmd/interleave: %v\n%s", err, out)

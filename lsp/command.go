@@ -114,7 +114,9 @@ func (s *Server) executeCommand(ctx context.Context, req jsonrpc2.Request) (any,
 	if p.WorkDoneToken != nil {
 		token = p.WorkDoneToken
 	}
+	s.running.Add(1)
 	go func() {
+		defer s.running.Done()
 		res, err := s.runTest(ctx, args, flags, token)
 		if err := reply(ctx, res, err); err != nil {
 			s.log.Printf("reply to %s: %v", CommandRunTest, err)

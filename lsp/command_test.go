@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,4 +102,50 @@ func TestRunTest(t *testing.T) {
 		return kinds[len(kinds)-1] == "end:canceled"
 	})
 	c.Shutdown()
+}
+
+// processesIn returns the ids of the processes whose working directory is dir.
+func processesIn(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestClientDiesDuringRun: a client that dies while interleave.runTest runs leaves no
+// process behind: the server stops the run before it exits.
+func TestClientDiesDuringRun(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	copyTree(t, "../testdata/examples/counter", dir)
+	c := lsptest.Start(t, exe, t.TempDir())
+	c.Initialize(lsptest.VSCodeInitialize([]string{dir}, nil))
+	go c.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command:   "interleave.runTest",
+		Arguments: []any{dir, "TestConcurrentWithdraw", map[string]any{"schedules": 100000000, "strategy": "random", "keep-going": true}},
+	}, nil)
+	c.Await("a progress report", func(r *lsptest.Records) bool {
+		for _, k := range progressKinds(r) {
+			if strings.HasPrefix(k, "report:") {
+				return true
+			}
+		}
+		return false
+	})
+	if ps := processesIn(dir); len(ps) == 0 {
+		t.Fatal("no process runs in the package's directory during the run")
+	}
+	c.CloseStdin()
+	if err := c.Wait(); err == nil {
+		t.Error("the server exited with status 0 without shutdown")
+	}
+	if ps := processesIn(dir); len(ps) > 0 {
+		t.Errorf("processes %v still run in %s after the server exited", ps, dir)
+	}
 }

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"syscall"
@@ -156,17 +155,22 @@ func (s *Server) exit(ctx context.Context, req jsonrpc2.Request) (any, error) {
 	return nil, nil
 }
 
-// stopRuns cancels the interleave.runTest runs.
+// stopRuns cancels the interleave.runTest runs and waits (a while) for their processes to
+// end, so that a session that ends leaves none behind.
 func (s *Server) stopRuns() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, cancel := range s.runs {
 		cancel()
 	}
-}
-
-// rawJSON is a marshalled value.
-func rawJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		s.log.Printf("interleave.runTest runs still running after 15s")
+	}
 }

@@ -79,6 +79,7 @@ type Server struct {
 	watching   bool              // the client watches the stores for us
 	polling    bool
 	runs       map[string]context.CancelFunc // interleave.runTest runs, by progress token
+	running    sync.WaitGroup                // the runs' goroutines
 	parentDead chan struct{}
 }
 

@@ -75,9 +75,6 @@ type Item struct {
 	Hover func(operand string) string
 	// Actions are the code actions offered on the item.
 	Actions []protocol.Command
-	// Test is the package directory and name of the (first) test that found the item, for
-	// the code lenses.
-	Module, PkgDir, Test string
 }
 
 // Related is a related position of an item.
@@ -117,7 +114,6 @@ func Build(snaps []*store.Snapshot, schedules func(path string) *schedule.File) 
 						return "**Not instrumented** (package `" + d.Package + "`)\n\n" + p.Message +
 							"\n\nThe rewriter left this construct as it was: executions are not controlled (or observed by the race detector) here."
 					},
-					Module: snap.Module.Root,
 				})
 			}
 		}
@@ -216,7 +212,6 @@ func raceItem(m store.Module, runs []testRun, this, other findings.Access) *Item
 	it := &Item{
 		Code: CodeRace, Pos: pos, Expr: true, Hash: f.Files[this.File],
 		Severity: protocol.DiagnosticSeverityWarning,
-		Module:   m.Root, PkgDir: pkgDir(m, f.Test.Package), Test: f.Test.Name,
 	}
 	it.Message = func(operand string) string {
 		what := this.Op
@@ -316,7 +311,6 @@ func bugItem(m store.Module, f *findings.File, b findings.Bug, sched *schedule.F
 	}
 	it := &Item{
 		Code: b.Kind, Pos: pos, Hash: f.Files[file], Severity: protocol.DiagnosticSeverityError,
-		Module: m.Root, PkgDir: pkgDir(m, f.Test.Package), Test: f.Test.Name,
 	}
 	it.Message = func(string) string {
 		msg := fmt.Sprintf("%s in %s: %s", b.Kind, f.Test.Name, first)

@@ -195,8 +195,8 @@ func rewriteSubtest(s string) string {
 
 // Lenses returns the code lenses of a test file: for each test, Explore interleavings and,
 // when latest returns a schedule of it, Replay <kind> (<n> preemptions). moduleDir and
-// pkgDir are the arguments of the commands; lines gives the text of a 0-based line, for the
-// lenses' UTF-16 positions.
+// pkgDir are the commands' first arguments. A lens is at the start of the test's line or
+// t.Run call (byte and UTF-16 columns agree there in Go source indented with tabs).
 func Lenses(tests []Test, moduleDir, pkgDir string, latest func(test string) *schedule.File) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	for _, t := range tests {

@@ -367,16 +367,10 @@ func (s *Store) Snapshot() *Snapshot {
 	return snap
 }
 
-// Schedule returns the schedule file at path: from the store when it holds it, else read
-// from disk (a findings document may name a schedule outside the store's directory).
+// Schedule returns the schedule file at path if the store holds it (a findings document may
+// name a schedule outside the store's directory, which the caller reads itself).
 func (snap *Snapshot) Schedule(path string) *schedule.File {
-	if path == "" {
-		return nil
-	}
-	if f, ok := snap.Schedules[path]; ok {
-		return f
-	}
-	return nil
+	return snap.Schedules[filepath.Clean(path)]
 }
 
 // LatestSchedule returns the newest schedule file of a test (by the time in its name, then

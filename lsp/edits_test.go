@@ -153,3 +153,48 @@ func TestStaleOnDisk(t *testing.T) {
 	})
 	c.Shutdown()
 }
+
+// TestSavedEdits: edits saved and closed still carry the findings while the file on disk is
+// what the editor saved; reopened with that text, they still do.
+func TestSavedEdits(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, racesModule(t), dir)
+	copyStore(t, racesModule(t), dir)
+	path := filepath.Join(dir, "racy/lazyinit/config.go")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lsptest.Start(t, exe, dir)
+	c.Initialize(lsptest.VSCodeInitialize([]string{dir}, nil))
+	item := protocol.TextDocumentItem{URI: uri.File(path), LanguageID: "go", Version: 1, Text: string(text)}
+	c.Notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: item})
+	await := func(what string, want []int, stale bool) {
+		t.Helper()
+		c.Await(what, func(r *lsptest.Records) bool {
+			got, s := lines(r.Diagnostics(path))
+			return equalInts(got, want) && s == stale
+		})
+	}
+	await("the races at lines 31 and 34", []int{30, 33}, false)
+	added := "// A new first line.\n"
+	change(c, path, 2, protocol.Range{Start: pos(0, 0), End: pos(0, 0)}, added)
+	await("the races at lines 32 and 35", []int{31, 34}, true)
+
+	// Saved and closed.
+	if err := os.WriteFile(path, []byte(added+string(text)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Notify(protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)}})
+	c.Notify(protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)}})
+	if r := hoverRange(t, c, path, pos(31, 10)); r == nil || r.Start.Line != 31 {
+		t.Errorf("closed after saving: hover range %+v, want line 32", r)
+	}
+	// Reopened with the saved text.
+	item.Version, item.Text = 7, added+string(text)
+	c.Notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: item})
+	if r := hoverRange(t, c, path, pos(34, 4)); r == nil || r.Start.Line != 34 {
+		t.Errorf("reopened: hover range %+v, want line 35", r)
+	}
+	c.Shutdown()
+}

@@ -59,8 +59,24 @@ func loadSchedule(path string) *schedule.File {
 	return f
 }
 
-// docs returns the open document of a file; the caller holds s.mu.
-func (s *Server) docsLocked(path string) *diagnose.Doc { return s.docs[path] }
+// docsLocked returns the document that places the findings of a file; the caller holds s.mu.
+func (s *Server) docsLocked(path string) *diagnose.Doc { return s.placement(path) }
+
+// placement returns the document whose text and edits place the findings of a file: the open
+// document, or a closed one whose text is the file on disk; nil when the file on disk is all
+// there is. The caller holds s.mu.
+func (s *Server) placement(path string) *diagnose.Doc {
+	if doc := s.docs[path]; doc != nil {
+		return doc
+	}
+	if doc := s.closed[path]; doc != nil {
+		if s.resolver.DiskHash(path) == doc.Hash() {
+			return doc
+		}
+		delete(s.closed, path) // the file changed since: its edits say nothing of it
+	}
+	return nil
+}
 
 // publish sends the diagnostics of files whose diagnostics changed since last sent.
 func (s *Server) publish(files []string) {
@@ -69,7 +85,8 @@ func (s *Server) publish(files []string) {
 	for _, f := range files {
 		s.mu.Lock()
 		doc := s.docs[f]
-		resolved := s.resolver.Resolve(s.items[f], doc)
+		placed := s.placement(f)
+		resolved := s.resolver.Resolve(s.items[f], placed)
 		diags := make([]protocol.Diagnostic, 0, len(resolved))
 		for _, r := range resolved {
 			diags = append(diags, s.resolver.Diagnostic(r, s.docsLocked))
@@ -98,5 +115,5 @@ func (s *Server) publish(files []string) {
 func (s *Server) resolved(path string) []diagnose.Resolved {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.resolver.Resolve(s.items[path], s.docs[path])
+	return s.resolver.Resolve(s.items[path], s.placement(path))
 }

@@ -74,6 +74,9 @@ type Server struct {
 	folders    []string
 	stores     map[string]*store.Store // by module root
 	docs       map[string]*diagnose.Doc
+	// closed are documents closed after unsaved-then-saved edits: while the file on disk
+	// is their text, their edits still carry the findings recorded before them.
+	closed map[string]*diagnose.Doc
 	items      map[string][]*diagnose.Item
 	published  map[string][]byte // the last diagnostics sent, by file
 	watching   bool              // the client watches the stores for us
@@ -108,6 +111,7 @@ func NewServer(cfg Config) *Server {
 		exitCode:  make(chan int, 1),
 		stores:    make(map[string]*store.Store),
 		docs:      make(map[string]*diagnose.Doc),
+		closed:    make(map[string]*diagnose.Doc),
 		items:     make(map[string][]*diagnose.Item),
 		published: make(map[string][]byte),
 		runs:      make(map[string]context.CancelFunc),

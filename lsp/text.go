@@ -27,7 +27,14 @@ func (s *Server) didOpen(ctx context.Context, req jsonrpc2.Request) (any, error)
 		return nil, nil
 	}
 	s.mu.Lock()
-	s.docs[path] = diagnose.NewDoc(path, p.TextDocument.Text, p.TextDocument.Version)
+	doc := diagnose.NewDoc(path, p.TextDocument.Text, p.TextDocument.Version)
+	if old := s.closed[path]; old != nil && old.Hash() == doc.Hash() {
+		// Reopened as it was closed: its edits still carry the findings.
+		old.Reopen(p.TextDocument.Version)
+		doc = old
+	}
+	delete(s.closed, path)
+	s.docs[path] = doc
 	s.mu.Unlock()
 	s.publish([]string{path})
 	return nil, nil
@@ -73,7 +80,8 @@ func (s *Server) didChange(ctx context.Context, req jsonrpc2.Request) (any, erro
 	return nil, nil
 }
 
-// didClose: the file's findings are placed on the file on disk again.
+// didClose: the file's findings are placed on the file on disk again — through the edits
+// made while it was open, as long as the file on disk is the text they made (it was saved).
 func (s *Server) didClose(ctx context.Context, req jsonrpc2.Request) (any, error) {
 	var p protocol.DidCloseTextDocumentParams
 	if err := decode(req, &p); err != nil {
@@ -84,6 +92,9 @@ func (s *Server) didClose(ctx context.Context, req jsonrpc2.Request) (any, error
 		return nil, nil
 	}
 	s.mu.Lock()
+	if doc := s.docs[path]; doc != nil && doc.Edited() {
+		s.closed[path] = doc
+	}
 	delete(s.docs, path)
 	s.mu.Unlock()
 	s.publish([]string{path})

@@ -128,6 +128,13 @@ func (d *Doc) carry(r protocol.Range) (protocol.Range, bool) {
 	return a.rng, a.ok
 }
 
+// Hash is the content hash of the current text.
+func (d *Doc) Hash() string { return d.curH }
+
+// Reopen makes the document open again with version, after it was closed with the same
+// text: the edits made before it was closed still carry the findings.
+func (d *Doc) Reopen(version int32) { d.Version = version }
+
 // Edited reports whether the text differs from the text as opened.
 func (d *Doc) Edited() bool { return d.curH != d.baseH }
 

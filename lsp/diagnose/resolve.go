@@ -22,6 +22,14 @@ type Resolver struct {
 	parsed map[*text]*source // the parsed texts of open documents
 }
 
+// DiskHash returns the content hash of the file on disk ("" if it cannot be read).
+func (r *Resolver) DiskHash(path string) string {
+	if src := r.disk.get(path); src != nil {
+		return src.hash
+	}
+	return ""
+}
+
 // Docs returns the open document of a file, nil when it is not open.
 type Docs func(path string) *Doc
 

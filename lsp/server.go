@@ -68,15 +68,15 @@ type Server struct {
 	resolver diagnose.Resolver
 	pubMu    sync.Mutex // serializes publishing, so that diagnostics are sent in order
 
-	mu         sync.Mutex
-	state      state
-	caps       protocol.ClientCapabilities
-	folders    []string
-	stores     map[string]*store.Store // by module root
-	docs       map[string]*diagnose.Doc
+	mu      sync.Mutex
+	state   state
+	caps    protocol.ClientCapabilities
+	folders []string
+	stores  map[string]*store.Store // by module root
+	docs    map[string]*diagnose.Doc
 	// closed are documents closed after unsaved-then-saved edits: while the file on disk
 	// is their text, their edits still carry the findings recorded before them.
-	closed map[string]*diagnose.Doc
+	closed     map[string]*diagnose.Doc
 	items      map[string][]*diagnose.Item
 	published  map[string][]byte // the last diagnostics sent, by file
 	watching   bool              // the client watches the stores for us

@@ -86,7 +86,14 @@ func (a RunTestArgs) flags() ([]string, error) {
 	return out, nil
 }
 
+// tokens numbers the runs.
 var tokens atomic.Int64
+
+// run is an interleave.runTest run in progress.
+type run struct {
+	cancel context.CancelFunc
+	token  string // its progress token, "" without one
+}
 
 // executeCommand runs interleave.runTest. It replies when the run ends, without holding up
 // the other requests.
@@ -140,31 +147,38 @@ func (p *progress) send(v any) {
 
 // runTest runs interleave test -json for one test; ctx is canceled by $/cancelRequest.
 func (s *Server) runTest(ctx context.Context, a RunTestArgs, flags []string, token *protocol.ProgressToken) (any, error) {
+	// The run is registered first, so that the end of the session stops it at any point.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	id := tokens.Add(1)
 	s.mu.Lock()
+	s.runs[id] = &run{cancel: cancel}
+	if s.stopping {
+		cancel()
+	}
 	workDone := s.caps.Window != nil && s.caps.Window.WorkDoneProgress
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.runs, id)
+		s.mu.Unlock()
+	}()
 	if token == nil && workDone {
-		t := protocol.NewProgressToken(fmt.Sprintf("interleave-run-%d", tokens.Add(1)))
-		if err := s.call(protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *t}, nil); err == nil {
+		t := protocol.NewProgressToken(fmt.Sprintf("interleave-run-%d", id))
+		if err := s.callCtx(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *t}, nil); err == nil {
 			token = t
 		} else {
 			s.log.Printf("%v", err)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	key := ""
-	if token != nil {
-		key = token.String()
+	if ctx.Err() != nil {
+		return nil, jsonrpc2.NewError(protocol.CodeRequestCancelled, "interleave.runTest: canceled")
 	}
-	s.mu.Lock()
-	s.runs[key] = cancel
-	s.mu.Unlock()
-	defer func() {
+	if token != nil {
 		s.mu.Lock()
-		delete(s.runs, key)
+		s.runs[id].token = token.String()
 		s.mu.Unlock()
-	}()
+	}
 	prog := &progress{s: s, token: token}
 	title := "Exploring " + a.Test
 	prog.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true, Message: "building"})
@@ -265,10 +279,11 @@ func (s *Server) workDoneProgressCancel(ctx context.Context, req jsonrpc2.Reques
 		return nil, err
 	}
 	s.mu.Lock()
-	cancel := s.runs[p.Token.String()]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.token == p.Token.String() {
+			r.cancel()
+		}
 	}
 	return nil, nil
 }

@@ -137,7 +137,7 @@ func (s *Server) shutdown(ctx context.Context, req jsonrpc2.Request) (any, error
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.mu.Unlock()
-	s.stopRuns()
+	s.cancelRuns() // Serve waits for them when the session ends
 	return nil, nil
 }
 
@@ -155,14 +155,21 @@ func (s *Server) exit(ctx context.Context, req jsonrpc2.Request) (any, error) {
 	return nil, nil
 }
 
-// stopRuns cancels the interleave.runTest runs and waits (a while) for their processes to
-// end, so that a session that ends leaves none behind.
-func (s *Server) stopRuns() {
+// cancelRuns cancels the interleave.runTest runs, and the ones started from now on.
+func (s *Server) cancelRuns() {
 	s.mu.Lock()
-	for _, cancel := range s.runs {
-		cancel()
+	defer s.mu.Unlock()
+	s.stopping = true
+	for _, r := range s.runs {
+		r.cancel()
 	}
-	s.mu.Unlock()
+}
+
+// stopRuns cancels the interleave.runTest runs and waits (a while) for their processes to
+// end, so that a session that ends leaves none behind. It must not run on the connection's
+// read loop: a run may wait for a reply from the client.
+func (s *Server) stopRuns() {
+	s.cancelRuns()
 	done := make(chan struct{})
 	go func() {
 		s.running.Wait()

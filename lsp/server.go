@@ -81,8 +81,9 @@ type Server struct {
 	published  map[string][]byte // the last diagnostics sent, by file
 	watching   bool              // the client watches the stores for us
 	polling    bool
-	runs       map[string]context.CancelFunc // interleave.runTest runs, by progress token
-	running    sync.WaitGroup                // the runs' goroutines
+	runs       map[int64]*run // interleave.runTest runs
+	running    sync.WaitGroup // the runs' goroutines
+	stopping   bool           // the runs are canceled as they start
 	parentDead chan struct{}
 }
 
@@ -114,7 +115,7 @@ func NewServer(cfg Config) *Server {
 		closed:    make(map[string]*diagnose.Doc),
 		items:     make(map[string][]*diagnose.Item),
 		published: make(map[string][]byte),
-		runs:      make(map[string]context.CancelFunc),
+		runs:      make(map[int64]*run),
 	}
 	s.handlers = map[string]handler{
 		protocol.MethodInitialize:                         (*Server).initialize,
@@ -264,7 +265,12 @@ func (s *Server) notify(method string, params any) {
 // call sends a request to the client and waits for its reply. It must not run on the
 // connection's read loop (in a handler): the reply is read there.
 func (s *Server) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	return s.callCtx(s.ctx, method, params, result)
+}
+
+// callCtx is call under ctx.
+func (s *Server) callCtx(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	_, err := s.conn.Call(ctx, method, params, result)
 	if err != nil {

@@ -21,7 +21,6 @@ func Capabilities() protocol.ServerCapabilities {
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{
 			OpenClose: true,
 			Change:    protocol.TextDocumentSyncKindIncremental,
-			Save:      &protocol.SaveOptions{},
 		},
 		HoverProvider:      true,
 		CodeLensProvider:   &protocol.CodeLensOptions{},

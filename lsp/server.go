@@ -125,7 +125,6 @@ func NewServer(cfg Config) *Server {
 		protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
 		protocol.MethodTextDocumentDidChange:              (*Server).didChange,
 		protocol.MethodTextDocumentDidClose:               (*Server).didClose,
-		protocol.MethodTextDocumentDidSave:                (*Server).didSave,
 		protocol.MethodTextDocumentHover:                  (*Server).hover,
 		protocol.MethodTextDocumentCodeLens:               (*Server).codeLens,
 		protocol.MethodTextDocumentCodeAction:             (*Server).codeAction,

@@ -101,11 +101,5 @@ func (s *Server) didClose(ctx context.Context, req jsonrpc2.Request) (any, error
 	return nil, nil
 }
 
-// didSave changes nothing the server shows: findings stay placed through the edits until a
-// new run replaces them.
-func (s *Server) didSave(ctx context.Context, req jsonrpc2.Request) (any, error) {
-	return nil, nil
-}
-
 // fileURI is the URI of a file.
 func fileURI(path string) protocol.DocumentURI { return uri.File(path) }

@@ -214,10 +214,11 @@ func (s *Server) runTest(ctx context.Context, a RunTestArgs, flags []string, tok
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var e struct {
-			Action    string
-			Test      string
-			Elapsed   float64
-			Schedules int
+			Action        string
+			Test          string
+			Elapsed       float64
+			Schedules     int
+			Interleavings int
 		}
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
@@ -229,7 +230,7 @@ func (s *Server) runTest(ctx context.Context, a RunTestArgs, flags []string, tok
 				rate = float64(e.Schedules) / e.Elapsed
 			}
 			prog.send(&protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Cancellable: true,
-				Message: fmt.Sprintf("%d schedules, %.0f/s", e.Schedules, rate)})
+				Message: fmt.Sprintf("%d schedules, %.0f/s, %d distinct interleavings", e.Schedules, rate, e.Interleavings)})
 		case "pass", "fail", "skip":
 			if e.Test == top {
 				final = append(json.RawMessage(nil), sc.Bytes()...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,12 @@ func TestRunTest(t *testing.T) {
 			}
 		}
 		return false
+	})
+	c.Snapshot(func(r *lsptest.Records) {
+		kinds := progressKinds(r)
+		if k := kinds[len(kinds)-1]; !regexp.MustCompile(`^report:\d+ schedules, \d+/s, \d+ distinct interleavings$`).MatchString(k) {
+			t.Errorf("progress report %q, want schedules, rate and interleavings", k)
+		}
 	})
 	c.Notify(protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: token})
 	select {

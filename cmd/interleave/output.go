@@ -109,8 +109,8 @@ func (o *output) progress(e *interleave.Event) {
 	if o.json {
 		// Not an action of go test -json: a consumer that does not know it skips it (the
 		// language server shows it as work-done progress).
-		elapsed, schedules := e.Elapsed, e.Schedules
-		o.emit(jsonEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules})
+		elapsed, schedules, interleavings := e.Elapsed, e.Schedules, e.Interleavings
+		o.emit(jsonEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules, Interleavings: &interleavings})
 		return
 	}
 	if !o.terminal {

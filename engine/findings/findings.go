@@ -30,8 +30,15 @@ const FormatName = "interleave-findings"
 // Version is the format version this package writes and reads.
 const Version = 1
 
+// StoreDir is the results store's directory at a module root, and SchedulesDir the
+// directory of its schedule files (docs/results-store.md).
+const (
+	StoreDir     = ".interleave"
+	SchedulesDir = StoreDir + "/schedules"
+)
+
 // Dir is the findings directory of the results store at a module root.
-const Dir = ".interleave/findings"
+const Dir = StoreDir + "/findings"
 
 // File is the findings document of one test's last run.
 type File struct {

@@ -16,7 +16,7 @@ const InstrumentFormatName = "interleave-instrument"
 
 // InstrumentDir is the directory of the instrumentation documents at a module root: one per
 // package, what the rewriter left as it was the last time it instrumented the package.
-const InstrumentDir = ".interleave/instrument"
+const InstrumentDir = StoreDir + "/instrument"
 
 // Instrumentation is the instrumentation document of one package: the constructs the
 // rewriter reported and left uninstrumented when it last rewrote the package.

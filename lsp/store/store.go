@@ -22,15 +22,8 @@ import (
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
-// Dir is the results store's directory at a module root.
-//
-// The same name as the root package's StoreDir: the language server does not import the
-// engine's store (it is moving); findings.Dir and findings.InstrumentDir name the
-// subdirectories.
-const Dir = ".interleave"
-
 // SchedulesDir is the schedule files' directory at a module root.
-const SchedulesDir = Dir + "/schedules"
+const SchedulesDir = findings.SchedulesDir
 
 // Module is a Go module of the workspace.
 type Module struct {

@@ -8,6 +8,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -287,9 +288,11 @@ func (s *Store) load(path string) (changed bool, err error) {
 	case kindInstrument:
 		in, bad = findings.DecodeInstrumentation(data, path)
 	case kindSchedule:
-		sc, bad = schedule.Decode(strings.NewReader(string(data)))
+		sc, bad = schedule.Decode(bytes.NewReader(data))
 		if sc != nil {
-			sc.Path = path
+			// What the server shows of a schedule is its test, bug and summary: the steps,
+			// its bulk, are not kept.
+			sc.Path, sc.Steps = path, nil
 		}
 		if bad != nil {
 			bad = fmt.Errorf("schedule %s: %w", path, bad)
@@ -335,7 +338,7 @@ type Snapshot struct {
 	Module     Module
 	Findings   []*findings.File
 	Instrument []*findings.Instrumentation
-	// Schedules are the schedule files by path.
+	// Schedules are the schedule files by path, without their steps.
 	Schedules map[string]*schedule.File
 	// Gen changes whenever the store does.
 	Gen int

@@ -50,6 +50,7 @@ type Pos struct {
 	Line, Col int
 }
 
+// String is "file:line:col", or "file:line" without a column.
 func (p Pos) String() string {
 	if p.Col > 0 {
 		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)

@@ -28,14 +28,14 @@ func TestExampleBugs(t *testing.T) {
 		related []string
 	}
 	wants := []want{
-		{"closedchan/queue.go", 42, "panic", "Test", nil},
+		{"closedchan/queue.go", 42, "panic", "TestCloseWhileSending", nil},
 		{"counter/account_test.go", 30, "fail", "TestConcurrentWithdraw", nil},
-		{"doublecheck/registry_test.go", 18, "fail", "Test", nil},
+		{"doublecheck/registry_test.go", 18, "fail", "TestConcurrentLookup", nil},
 		{"leak/dashboard.go", 31, "leak", "TestLoadFailure", []string{"dashboard.go:31 G1 is blocked: send", "dashboard.go:29 G1 was started here"}},
 		{"lockorder/bank_test.go", 28, "deadlock", "TestOppositeTransfers", []string{"bank_test.go:28 G0 is blocked: wg.wait", "bank.go:46 G1 is blocked: lock", "bank.go:46 G2 is blocked: lock"}},
-		{"rlock/cache.go", 28, "deadlock", "Test", []string{"cache.go:28 G0 is blocked: rlock", "cache.go:48 G1 is blocked: lock"}},
-		{"timeout/store_test.go", 13, "fail", "Test", nil},
-		{"wgadd/runner.go", 37, "panic", "Test", nil},
+		{"rlock/cache.go", 28, "deadlock", "TestLookupDuringPut", []string{"cache.go:28 G0 is blocked: rlock", "cache.go:48 G1 is blocked: lock"}},
+		{"timeout/store_test.go", 13, "fail", "TestProfile", nil},
+		{"wgadd/runner.go", 37, "panic", "TestRunnerWait", nil},
 	}
 	find := func(r *lsptest.Records, w want) *protocol.Diagnostic {
 		for _, d := range r.Diagnostics(filepath.Join(ex, w.file)) {
@@ -57,10 +57,14 @@ func TestExampleBugs(t *testing.T) {
 	c.Snapshot(func(r *lsptest.Records) {
 		for _, w := range wants {
 			d := find(r, w)
+			t.Logf("%s:%d: %s", w.file, w.line, d.Message)
 			if d.Severity != protocol.DiagnosticSeverityError || d.Source != "interleave" {
 				t.Errorf("%s:%d: severity %v source %q, want an error from interleave", w.file, w.line, d.Severity, d.Source)
 			}
-			prefix := w.kind + " in " + w.test
+			prefix := w.kind + " in " + w.test + ": "
+			if strings.Contains(d.Message, "\n") {
+				t.Errorf("%s:%d: message %q on several lines", w.file, w.line, d.Message)
+			}
 			if !strings.HasPrefix(d.Message, prefix) || !strings.Contains(d.Message, "(schedule "+w.test) || !strings.Contains(d.Message, "-"+w.kind+"-") {
 				t.Errorf("%s:%d: message %q, want %q... naming the schedule", w.file, w.line, d.Message, prefix)
 			}

@@ -284,6 +284,33 @@ func thousands(n int) string {
 	return s
 }
 
+// oneLine puts a bug's message on one line: "all goroutines are blocked:" and the goroutines
+// below it become "all goroutines are blocked: G0 wg.wait at a.go:28:2, G1 lock at b.go:46:2";
+// a long message is cut.
+func oneLine(msg string) string {
+	var parts []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	out := parts[0]
+	if len(parts) > 1 {
+		sep := "; "
+		if strings.HasSuffix(out, ":") {
+			sep = " "
+		}
+		out += sep + strings.Join(parts[1:], ", ")
+	}
+	if r := []rune(out); len(r) > 300 {
+		out = string(r[:299]) + "…"
+	}
+	return out
+}
+
 // bugItem is the error of a bug, with the goroutines of its schedule as related
 // information.
 func bugItem(m store.Module, f *findings.File, b findings.Bug, sched *schedule.File) *Item {
@@ -305,7 +332,7 @@ func bugItem(m store.Module, f *findings.File, b findings.Bug, sched *schedule.F
 		return nil
 	}
 	file, _, _, _ := findings.ParsePos(b.Pos)
-	first, _, _ := strings.Cut(strings.TrimSpace(b.Message), "\n")
+	first := oneLine(b.Message)
 	schedName := ""
 	if b.Schedule != "" {
 		schedName = filepath.Base(b.Schedule)

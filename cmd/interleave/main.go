@@ -10,6 +10,7 @@
 //	interleave races [packages]         print the data races that the last runs found
 //	interleave bench [flags]            run SCTBench-Go under every strategy, beside the paper's numbers
 //	interleave dap [-listen addr]       serve the Debug Adapter Protocol (for VS Code)
+//	interleave lsp [-log] [-poll D]     serve the Language Server Protocol on stdin/stdout (for editors)
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
 // tool could not run.

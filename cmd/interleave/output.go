@@ -107,7 +107,14 @@ func (o *output) start(pkg, test string) {
 }
 
 func (o *output) progress(e *explore.Event) {
-	if o.json || !o.terminal {
+	if o.json {
+		// Not an action of go test -json: a consumer that does not know it skips it (the
+		// language server shows it as work-done progress).
+		elapsed, schedules, interleavings := e.Elapsed, e.Schedules, e.Interleavings
+		o.emit(jsonEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules, Interleavings: &interleavings})
+		return
+	}
+	if !o.terminal {
 		return
 	}
 	rate := 0.0

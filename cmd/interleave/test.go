@@ -18,6 +18,7 @@ import (
 
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
@@ -301,6 +302,9 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, p := range res.Problems {
 		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", relPos(wd, p.Pos.String()), p.Msg))
+	}
+	if err := saveInstrumentation(res); err != nil {
+		out.warn("interleave: " + err.Error())
 	}
 	// Select the tests.
 	type job struct {
@@ -607,4 +611,38 @@ func whyEnded(err error) string {
 		return fmt.Sprintf("it was ended by a signal (%v)", ee.ProcessState)
 	}
 	return err.Error()
+}
+
+// saveInstrumentation writes the instrumentation document of every package of the main
+// modules to the results store: the constructs the rewriter left as they were, for the
+// language server. A package without problems gets a document without them, so fixed
+// problems disappear.
+func saveInstrumentation(res *instrument.Result) error {
+	for _, p := range res.Packages {
+		if p.ModuleDir == "" {
+			continue
+		}
+		doc := &findings.Instrumentation{Package: p.ImportPath, Time: time.Now().UTC()}
+		var files []string
+		for _, pr := range res.Problems {
+			if filepath.Dir(pr.Pos.Filename) != p.Dir {
+				continue
+			}
+			rel, err := filepath.Rel(p.ModuleDir, pr.Pos.Filename)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			doc.Problems = append(doc.Problems, findings.Problem{
+				Pos: fmt.Sprintf("%s:%d:%d", rel, pr.Pos.Line, pr.Pos.Column), File: rel,
+				Line: pr.Pos.Line, Col: pr.Pos.Column, Message: pr.Msg,
+			})
+			files = append(files, rel)
+		}
+		doc.Files = findings.HashFiles(p.ModuleDir, files)
+		if err := doc.Save(p.ModuleDir); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -86,8 +86,13 @@ func (ev *events) write(e *Event) {
 
 // progress is the OnExecution hook that streams progress events, at most four a second.
 func (o *options) progress(name string, start time.Time) func(int, *engine.Result) {
+	seen := make(map[uint64]struct{}) // the distinct interleavings so far
 	return func(n int, r *engine.Result) {
-		if o.events == nil || n&63 != 0 {
+		if o.events == nil {
+			return
+		}
+		seen[r.Fingerprint] = struct{}{}
+		if n&63 != 0 {
 			return
 		}
 		now := time.Now()
@@ -95,7 +100,7 @@ func (o *options) progress(name string, start time.Time) func(int, *engine.Resul
 			return
 		}
 		o.events.last = now
-		o.events.write(&Event{Event: "progress", Test: name, Schedules: n, Elapsed: now.Sub(start).Seconds(), Strategy: o.strategyName})
+		o.events.write(&Event{Event: "progress", Test: name, Schedules: n, Interleavings: len(seen), Elapsed: now.Sub(start).Seconds(), Strategy: o.strategyName})
 	}
 }
 

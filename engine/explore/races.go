@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -104,10 +105,31 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 	if b := rep.First; b != nil && b.Bug != nil {
 		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: engine.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
 	}
+	f.Files = findings.HashFiles(root, namedFiles(f))
 	if err := f.Save(root); err != nil {
 		return "", err
 	}
 	return f.Path, nil
+}
+
+// namedFiles lists the module's files that the document's positions name.
+func namedFiles(f *findings.File) []string {
+	var files []string
+	add := func(pos string) {
+		if file, _, _, ok := findings.ParsePos(pos); ok && !filepath.IsAbs(file) {
+			files = append(files, file)
+		}
+	}
+	for _, r := range f.Races {
+		add(r.A.Pos)
+		add(r.B.Pos)
+		add(r.A.Created)
+		add(r.B.Created)
+	}
+	for _, b := range f.Bugs {
+		add(b.Pos)
+	}
+	return files
 }
 
 func findingAccess(root string, a engine.RaceAccess) findings.Access {

@@ -32,8 +32,15 @@ const FormatName = "interleave-findings"
 // Version is the format version this package writes and reads.
 const Version = 1
 
+// StoreDir is the results store's directory at a module root, and SchedulesDir the
+// directory of its schedule files (docs/results-store.md).
+const (
+	StoreDir     = ".interleave"
+	SchedulesDir = StoreDir + "/schedules"
+)
+
 // Dir is the findings directory of the results store at a module root.
-const Dir = ".interleave/findings"
+const Dir = StoreDir + "/findings"
 
 // File is the findings document of one test's last run.
 type File struct {
@@ -57,6 +64,10 @@ type File struct {
 	Races []Race `json:"races"`
 	// Bugs are the bugs found (the first one, unless the run went on after it).
 	Bugs []Bug `json:"bugs,omitempty"`
+	// Files are the content hashes (Hash) of the source files the document's positions
+	// name, by file relative to the module root (slash-separated), read when the document
+	// was written: a reader whose file hashes differently knows the positions may be stale.
+	Files map[string]string `json:"files,omitempty"`
 
 	// Path is where the document was read from or written to; not part of it.
 	Path string `json:"-"`

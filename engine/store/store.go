@@ -24,8 +24,9 @@ import (
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
-// Dir is the results store's directory at a module's root (DESIGN.md "Results store").
-const Dir = ".interleave"
+// Dir is the results store's directory at a module's root (DESIGN.md "Results store"); its
+// layout is named in package findings, which the language server reads it by.
+const Dir = findings.StoreDir
 
 // FindModule walks up from dir to the nearest go.mod and returns its directory and module
 // path; ok is false when there is none.
@@ -112,7 +113,7 @@ func ScheduleDir(dir string) (string, error) {
 		root = dir
 	}
 	store := filepath.Join(root, Dir)
-	schedules := filepath.Join(store, "schedules")
+	schedules := filepath.Join(root, filepath.FromSlash(findings.SchedulesDir))
 	if err := os.MkdirAll(schedules, 0o755); err != nil {
 		return "", fmt.Errorf("create results store: %w", err)
 	}

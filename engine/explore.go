@@ -334,7 +334,7 @@ func (r *runner) wait(e *Exec) *Limitation {
 	case <-e.done:
 		return nil
 	case <-w.fired:
-		return r.abandon(e, wd, w.cpuShare.Load())
+		return r.abandon(e, wd)
 	}
 }
 
@@ -344,10 +344,9 @@ func (r *runner) wait(e *Exec) *Limitation {
 // goroutine published atomically, and the execution's parked goroutines are left parked for
 // good rather than reaped concurrently with it (the exploration stops at this limitation). The
 // execution is not reused.
-//
-// cpuShare is the CPU the process used meanwhile, in thousandths of one CPU (-1: unknown): a
-// goroutine that kept a CPU busy was running a loop without a scheduling point, not blocked.
-func (r *runner) abandon(e *Exec, wd time.Duration, cpuShare int64) *Limitation {
+// A goroutine found running in the program's code (busyGoroutine) means a loop without a
+// scheduling point rather than an operation blocked outside the engine, and the message says so.
+func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	stuck := e.running.Load()
 	e.abandoned.Store(true)
 	orphans.Store(stuck.gp, true)
@@ -358,8 +357,8 @@ func (r *runner) abandon(e *Exec, wd time.Duration, cpuShare int64) *Limitation 
 		where = "the goroutine started at " + stuck.created
 	}
 	why := "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
-	if cpuShare >= 500 {
-		why = fmt.Sprintf("it kept running without one (the process used %d%% of a CPU meanwhile): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", cpuShare/10)
+	if fn, busy := busyGoroutine(); busy {
+		why = fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", fn)
 	}
 	return &Limitation{
 		Kind:    "watchdog",

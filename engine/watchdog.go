@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,10 +19,6 @@ type watched struct {
 	e     *Exec
 	limit time.Duration
 	fired chan struct{} // receives one token when the execution stalls
-	// cpuShare is the CPU the process used while the execution stalled, in thousandths of
-	// one CPU's time (-1: unknown): near 1000 or more, the stuck goroutine was running (a
-	// loop without a scheduling point), not blocked. Written before fired receives.
-	cpuShare atomic.Int64
 }
 
 var (
@@ -47,8 +45,6 @@ func watchdog() {
 		current  *watched
 		progress int64
 		since    time.Time
-		cpuSince time.Duration
-		cpuKnown bool
 	)
 	for {
 		sleepOutsideRuntimeTimers(watchdogTick)
@@ -61,18 +57,49 @@ func watchdog() {
 		p := w.e.progress.Load()
 		if w != current || p != progress {
 			current, progress, since = w, p, now
-			cpuSince, cpuKnown = processCPUTime()
 			continue
 		}
 		if now.Sub(since) >= w.limit {
-			w.cpuShare.Store(-1)
-			if cpu, ok := processCPUTime(); ok && cpuKnown {
-				w.cpuShare.Store(int64(1000 * float64(cpu-cpuSince) / float64(now.Sub(since))))
-			}
 			select {
 			case w.fired <- struct{}{}:
 			default:
 			}
 		}
 	}
+}
+
+// busyGoroutine looks in a traceback of every goroutine for one that is running (or ready to
+// run) in the program's code rather than waiting: the sign that a stalled execution is a
+// loop without a scheduling point, not an operation blocked outside the engine. It returns
+// the function it runs. The goroutine that calls it is left out.
+func busyGoroutine() (fn string, ok bool) {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	blocks := strings.Split(string(buf), "\n\n")
+	for _, b := range blocks[1:] {
+		lines := strings.Split(strings.TrimSpace(b), "\n")
+		if len(lines) < 2 {
+			continue
+		}
+		_, status, _ := strings.Cut(lines[0], "[")
+		if !strings.HasPrefix(status, "running") && !strings.HasPrefix(status, "runnable") {
+			continue
+		}
+		top := lines[1]
+		if i := strings.LastIndexByte(top, '('); i > 0 {
+			top = top[:i]
+		}
+		if hiddenFrame(top) || strings.HasPrefix(top, "runtime") {
+			continue
+		}
+		return top, true
+	}
+	return "", false
 }

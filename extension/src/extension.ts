@@ -38,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const startClient = async (): Promise<void> => {
     const tools = resolveTools();
+    output.info(`interleave: ${tools.interleave ?? 'not found'} (interleave.path ${JSON.stringify(vscode.workspace.getConfiguration('interleave').get('path'))}); go: ${tools.go ?? 'not found'}`);
     if (tools.interleave === undefined) {
       output.warn('interleave was not found (interleave.path, PATH, GOBIN, GOPATH/bin): no language server; explore a test to be offered the install.');
       return;

@@ -38,7 +38,15 @@ export class TestingController implements vscode.Disposable {
       void this.discoverFile(item);
     });
     watcher.onDidDelete((uri) => this.ctrl.items.delete(uri.toString()));
-    this.disposables.push(watcher, this.ctrl);
+    // Tests of the files open in editors are there at once, for the gutter and Run Test at
+    // Cursor; the rest when the Testing view asks.
+    const discoverDoc = (doc: vscode.TextDocument): void => {
+      if (doc.uri.scheme === 'file' && doc.fileName.endsWith('_test.go')) {
+        void this.discoverFile(this.fileItem(doc.uri));
+      }
+    };
+    vscode.workspace.textDocuments.forEach(discoverDoc);
+    this.disposables.push(watcher, this.ctrl, vscode.workspace.onDidOpenTextDocument(discoverDoc));
   }
 
   private async discoverWorkspace(): Promise<void> {

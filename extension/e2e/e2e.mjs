@@ -1,0 +1,259 @@
+// End-to-end test of the extension in a real VS Code (code-server) in headless Chromium, as a
+// person uses it: the .vsix installed into a clean code-server, a copy of testdata/examples
+// opened, the Explore interleavings lens clicked, the debugger paused on the deadlock, Step
+// Over and Step Back, the timeline, the Testing view's Explore on the counter example, the
+// race diagnostics of the broken double-checked initialization, and the Schedules view.
+//
+// Run by npm run test:e2e after install.sh (which puts code-server, Chromium and
+// playwright-core in $E2E_CACHE). Screenshots go to $E2E_OUT (default extension/e2e/out).
+// Every wait is for something in the workbench's DOM, with a deadline that only guards
+// against a hang.
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const cache = process.env.E2E_CACHE || path.join(os.homedir(), '.cache', 'interleave-e2e');
+const out = process.env.E2E_OUT || path.join(here, 'out');
+const require = createRequire(path.join(cache, 'playwright', 'package.json'));
+const { chromium } = require('playwright-core');
+const codeServer = path.join(cache, 'code-server', 'node_modules', '.bin', 'code-server');
+
+const timings = {};
+const t0 = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const fail = (msg) => { throw new Error(msg); };
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+async function main() {
+  fs.mkdirSync(out, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-'));
+  const home = path.join(tmp, 'home');
+  const ws = path.join(tmp, 'examples');
+  const bin = path.join(tmp, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const goBin = execFileSync('go', ['env', 'GOROOT']).toString().trim();
+  log('building interleave and the .vsix');
+  execFileSync('go', ['build', '-o', path.join(bin, 'interleave'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
+  const vsix = path.join(repo, 'extension', 'dist', 'interleave.vsix');
+  if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package first`);
+  fs.cpSync(path.join(repo, 'testdata', 'examples'), ws, { recursive: true });
+  for (const d of fs.readdirSync(ws, { withFileTypes: true })) if (d.isDirectory()) fs.rmSync(path.join(ws, d.name, '.interleave'), { recursive: true, force: true });
+  const settingsDir = path.join(home, '.local', 'share', 'code-server', 'User');
+  fs.mkdirSync(settingsDir, { recursive: true });
+  const settings = JSON.stringify({
+    'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
+    'workbench.enableExperiments': false, 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none',
+    'interleave.path': path.join(bin, 'interleave'), 'interleave.goroot': goBin, 'interleave.schedules': 2000,
+    'window.commandCenter': false, 'workbench.tips.enabled': false,
+  }, null, 2);
+  fs.writeFileSync(path.join(settingsDir, 'settings.json'), settings);
+  // interleave.path and interleave.goroot are machine settings: in code-server's remote window
+  // they are read from the machine's settings, as a user sets them there.
+  const machineDir = path.join(home, '.local', 'share', 'code-server', 'Machine');
+  fs.mkdirSync(machineDir, { recursive: true });
+  fs.writeFileSync(path.join(machineDir, 'settings.json'), settings);
+  // The editor's environment without Go on PATH, as code-server's login shell gave it: the
+  // extension must find Go itself.
+  const env = { ...process.env, HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin'.split(':').filter((d) => !d.includes('go')).join(':') };
+  execFileSync(codeServer, ['--install-extension', vsix, '--force'], { env, stdio: 'inherit' });
+  const port = await freePort();
+  const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ws], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let serverLog = '';
+  const listening = new Promise((resolve, reject) => {
+    const seen = (d) => {
+      serverLog += d;
+      if (/HTTP server listening/.test(serverLog)) resolve();
+    };
+    server.stdout.on('data', seen);
+    server.stderr.on('data', seen);
+    server.on('exit', (code) => reject(new Error(`code-server exited (${code}):\n${serverLog}`)));
+  });
+  await listening;
+  const profile = fs.mkdtempSync(path.join(tmp, 'chrome-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1600, height: 1000 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const shot = async (name) => { const p = path.join(out, name); await page.screenshot({ path: p }); log('screenshot', p); };
+  try {
+    await run(page, port, ws, shot);
+    console.log('TIMINGS ' + JSON.stringify(timings));
+    log('PASS');
+  } catch (err) {
+    await shot('failure.png').catch(() => {});
+    const toasts = await page.locator('.notifications-toasts').allInnerTexts().catch(() => []);
+    console.error('notifications: ' + toasts.join(' | '));
+    await page.keyboard.press('Control+Shift+Y').catch(() => {});
+    console.error('debug console: ' + (await page.locator('.repl').first().innerText({ timeout: 5000 }).catch(() => '?')));
+    await shot('failure-console.png').catch(() => {});
+    console.error('code-server log:\n' + serverLog.slice(-4000));
+    const logs = path.join(home, '.local', 'share', 'code-server', 'logs');
+    for (const f of (fs.readdirSync(logs, { recursive: true })).map(String).filter((f) => /(exthost\.log|Interleave\.log|interleave.*\.log)$/.test(f))) {
+      console.error(`--- ${f}\n` + fs.readFileSync(path.join(logs, f), 'utf8').slice(-3000));
+    }
+    throw err;
+  } finally {
+    await ctx.close();
+    server.kill();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// waitFor polls fn in the page (the workbench) until it returns a truthy value.
+async function waitFor(page, what, fn, arg, timeout = 240000) {
+  try {
+    const h = await page.waitForFunction(fn, arg, { timeout, polling: 100 });
+    return await h.jsonValue();
+  } catch (err) {
+    throw new Error(`waiting for ${what}: ${err.message.split('\n')[0]}`);
+  }
+}
+
+// quickInput opens the quick input with key and waits until it has the keyboard focus (focus
+// may still be in a webview or on its way to an editor).
+async function quickInput(page, key) {
+  await page.keyboard.press('Escape');
+  await page.locator('.part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page.keyboard.press(key);
+  await waitFor(page, 'the quick input to have the focus', () => {
+    const a = document.activeElement;
+    return a !== null && a.closest('.quick-input-widget') !== null && a.tagName === 'INPUT';
+  }, undefined, 30000);
+}
+
+async function palette(page, command, match = command) {
+  await quickInput(page, 'F1');
+  await page.keyboard.type(command);
+  const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${match.replace(/"/g, '')}"]`).first();
+  await row.waitFor({ timeout: 30000 });
+  await row.click();
+}
+
+async function openFile(page, rel) {
+  await quickInput(page, 'Control+P');
+  await page.keyboard.type(rel);
+  const base = rel.split('/').pop();
+  const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${base}"]`).first();
+  await row.waitFor({ timeout: 60000 });
+  await row.click();
+  await waitFor(page, `the editor on ${rel}`, (b) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(b)), base, 30000);
+}
+
+async function run(page, port, ws, shot) {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+  log('workbench up');
+
+  // 1. The lens above the deadlocking test, clicked: the debugger stops on the deadlock.
+  await openFile(page, 'lockorder/bank_test.go');
+  const lens = page.locator('.codelens-decoration a', { hasText: 'Explore interleavings' }).first();
+  await lens.waitFor({ timeout: 120000 });
+  await shot('01-lens.png');
+  const tLens = Date.now();
+  await lens.click();
+  const stop = await waitFor(page, 'the debugger to stop', () => {
+    const d = document.querySelector('.monaco-dialog-box');
+    if (d && d.offsetParent) return 'dialog: ' + d.innerText;
+    return document.querySelector('.debug-top-stack-frame-line') ? 'stopped' : null;
+  }, undefined, Number(process.env.E2E_STOP_TIMEOUT || 300000));
+  if (stop !== 'stopped') fail(`the debugger did not stop: ${stop}`);
+  timings.lensToPaused = (Date.now() - tLens) / 1000;
+  log('paused after', timings.lensToPaused, 's');
+  const stack = await waitFor(page, 'goroutines in the Call Stack', () => {
+    const t = document.querySelector('.debug-call-stack')?.innerText || '';
+    return /G0/.test(t) && /G1/.test(t) ? t : null;
+  }, undefined, 60000);
+  log('call stack:', stack.replace(/\n+/g, ' | ').slice(0, 300));
+  if (!/deadlock|exception|paused/i.test(stack)) fail(`the Call Stack does not say why it paused: ${stack}`);
+  await shot('02-paused-on-deadlock.png');
+
+  // 2. Step Over, then Step Back: the step count in the Scheduler scope follows.
+  const toolbar = (label) => page.locator(`.debug-toolbar .action-label[aria-label^="${label}"]`).first();
+  await toolbar('Step Back').waitFor({ timeout: 30000 });
+  await toolbar('Step Back').click();
+  await waitFor(page, 'a stop after Step Back', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 60000);
+  await toolbar('Step Over').click();
+  await waitFor(page, 'a stop after Step Over', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 60000);
+  await shot('03-after-steps.png');
+  await toolbar('Stop').click();
+  await waitFor(page, 'the session to end', () => document.querySelector('.debug-toolbar') === null || document.querySelector('.debug-toolbar').offsetParent === null, undefined, 60000);
+
+  // 3. The timeline of the saved schedule, and a click on a step opens its source.
+  await palette(page, 'Interleave: Show Schedule Timeline');
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 60000 });
+  await page.keyboard.press('Enter');
+  const frame = await (async () => {
+    const deadline = Date.now() + 60000;
+    while (Date.now() < deadline) {
+      for (const f of page.frames()) {
+        if (await f.locator('svg circle.mark').count().catch(() => 0)) return f;
+      }
+      await page.waitForTimeout(200);
+    }
+    return undefined;
+  })();
+  if (frame === undefined) fail('the timeline webview did not show the schedule');
+  const marks = await frame.locator('svg circle.mark').count();
+  log('timeline marks:', marks);
+  await shot('04-timeline.png');
+  await frame.locator('svg circle.mark').nth(Math.min(2, marks - 1)).click();
+  await waitFor(page, 'the step\'s source to open', () => [...document.querySelectorAll('.tab.active')].some((t) => /\.go/.test(t.textContent)), undefined, 30000);
+
+  // 4. The Testing view's Explore interleavings on the counter example: failed at the bug.
+  await openFile(page, 'counter/account_test.go');
+  await page.locator('.editor-group-container.active .view-lines .view-line', { hasText: 'func TestConcurrentWithdraw' }).first().click();
+  const tRun = Date.now();
+  await palette(page, 'Test: Run Test at Cursor');
+  const peek = await waitFor(page, 'the test failure', () => {
+    const m = /fail: 2 withdrawals succeeded, want 1/.exec(document.body.innerText);
+    return m ? m[0] : null;
+  }, undefined, 300000);
+  // The failure is at the failing check (account_test.go:30), in Problems too.
+  await palette(page, 'View: Focus Problems');
+  await waitFor(page, 'the failure at its line in Problems', () => /withdrawals succeeded[\s\S]*\[Ln 30/.test(document.querySelector('.markers-panel')?.innerText || ''), undefined, 30000);
+  timings.testingRun = (Date.now() - tRun) / 1000;
+  log('testing view failure:', peek.replace(/\s+/g, ' '));
+  await shot('05-testing-failure.png');
+  await page.keyboard.press('Escape');
+
+  // 5. The Schedules view lists the schedules saved above.
+  await palette(page, 'Focus on Interleave Schedules View', 'Interleave Schedules View');
+  await waitFor(page, 'the saved schedules in the Schedules view', () => {
+    const t = [...document.querySelectorAll('.pane')].map((p) => p.innerText).join('\n');
+    return /TestOppositeTransfers: deadlock/.test(t) && /TestConcurrentWithdraw: fail/.test(t) ? t : null;
+  }, undefined, 60000);
+  await shot('06-schedules-view.png');
+
+  // 6. A race: the Testing view explores the double-checked initialization, the language
+  // server puts warnings on both racy accesses, and their hover says what raced.
+  await openFile(page, 'doublecheck/registry_test.go').catch(async () => openFile(page, 'doublecheck/'));
+  const testLine = page.locator('.editor-group-container.active .view-lines .view-line', { hasText: 'func TestConcurrentLookup' }).first();
+  await testLine.click();
+  const tRace = Date.now();
+  await palette(page, 'Test: Run Test at Cursor');
+  await waitFor(page, 'the test to end', () => /Test.*(failed|passed)|fail/i.test(document.querySelector('.test-output-peek, .peekview-widget')?.textContent || document.body.innerText), undefined, 300000).catch(() => {});
+  await page.keyboard.press('Escape');
+  await palette(page, 'View: Toggle Problems');
+  const problems = await waitFor(page, 'race warnings in Problems', () => {
+    const t = document.querySelector('.markers-panel')?.innerText || '';
+    return (t.match(/data race/g) || []).length >= 2 ? t : null;
+  }, undefined, 120000);
+  timings.raceRunToDiagnostics = (Date.now() - tRace) / 1000;
+  log('problems:', problems.replace(/\s+/g, ' ').slice(0, 300));
+  await shot('07-race-diagnostics.png');
+}
+
+main().catch((err) => { console.error('E2E FAILED:', err.message); process.exit(1); });

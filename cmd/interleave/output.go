@@ -166,7 +166,7 @@ func (o *output) result(t testOutcome) {
 	switch {
 	case e.Bug != nil:
 		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, indentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
-		o.schedule(e.Bug)
+		o.schedule(e.Bug, e.Trace)
 		o.races(e)
 		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, thousands(e.Schedules))
 	case e.Stopped == "skipped":
@@ -208,8 +208,16 @@ func (o *output) races(e *explore.Event) {
 // maxShownSteps bounds the schedule printed after a bug; replay shows it all.
 const maxShownSteps = 200
 
-// schedule prints the saved schedule of a bug, step by step.
-func (o *output) schedule(b *explore.EventBug) {
+// schedule prints the saved schedule of a bug, step by step, or, when it could not be saved,
+// the schedule the test process sent (trace), in full.
+func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
+	if b.Schedule == "" && len(trace) > 0 {
+		fmt.Fprintf(o.stdout, "    the schedule (not saved; every step, to replay by hand or save again):\n")
+		var buf strings.Builder
+		report.WriteSchedule(&buf, trace)
+		fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "    ")+"\n")
+		return
+	}
 	f, err := schedule.Load(b.Schedule)
 	if err != nil {
 		fmt.Fprintf(o.stdout, "    (schedule not readable: %v)\n", err)

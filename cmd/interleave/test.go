@@ -439,9 +439,9 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 	out.start(p.ImportPath, test)
 	storeDir, err := store.ScheduleDir(p.Dir)
 	if err != nil {
-		o.Err = err.Error()
-		out.toolError(o)
-		return o
+		// The exploration still runs: a bug's schedule is printed in full instead of saved.
+		out.warn(fmt.Sprintf("interleave: %s: %v: a bug's schedule is printed instead of saved", test, err))
+		storeDir = filepath.Join(p.ModuleDir, filepath.FromSlash(findings.SchedulesDir))
 	}
 	env := []string{
 		"INTERLEAVE_SCHEDULES=" + strconv.Itoa(f.schedules),
@@ -478,9 +478,19 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 		out.verboseLog(log)
 	}
 	o.Result = res
+	if res != nil && res.Notice != "" {
+		out.warn("interleave: " + test + ": " + res.Notice)
+	}
 	switch {
 	case err != nil:
 		o.Err = err.Error()
+	case res.Error != "" && res.Bug != nil:
+		// A bug whose schedule could not be saved: the bug and its whole schedule are
+		// printed, and the failed write said.
+		out.result(o)
+		o.Err = res.Error
+		out.warn("interleave: " + res.Error)
+		return o
 	case res.Error != "":
 		o.Err = res.Error
 	}

@@ -374,3 +374,25 @@ func TestOsExitIsExplained(t *testing.T) {
 		t.Fatalf("exit %d, want 2 naming os.Exit and the status\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// A results store that cannot be written loses nothing: the bug is printed with every step of
+// its schedule, and the error names the path and what went wrong.
+func TestStoreNotWritable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": racyTest})
+	if err := os.MkdirAll(filepath.Join(dir, ".interleave"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the schedules' directory should be: mkdir fails as on a read-only store.
+	if err := os.WriteFile(filepath.Join(dir, ".interleave", "schedules"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-minimize", "0", ".")
+	wantErr := "mkdir " + filepath.Join(dir, ".interleave", "schedules") + ": not a directory"
+	if code == 0 || !strings.Contains(out, "--- BUG: TestLostUpdate") || !strings.Contains(out, "the schedule (not saved; every step") ||
+		!strings.Contains(out, "wg.wait") || !strings.Contains(errOut, wantErr) {
+		t.Fatalf("exit %d, want the bug with its whole schedule and %q\nstdout:\n%s\nstderr:\n%s", code, wantErr, out, errOut)
+	}
+}

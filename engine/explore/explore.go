@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,14 +124,22 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	rep := engine.Explore(body, o.config)
 	mergeDetected(rep, detect)
 	// The findings document is written whatever the outcome, with the bug's schedule once
-	// it is saved.
+	// it is saved: before the result event that names it, so that the event never names
+	// the document of an earlier run when this one could not be written.
 	var bugPath string
-	defer func() {
+	findingsSaved := false
+	saveTheFindings := func() (string, error) {
+		findingsSaved = true
 		if o.events == nil && !o.config.Races {
-			return
+			return "", nil
 		}
-		if _, err := saveFindings(&o, info, rep, detect, bugPath); err != nil {
-			t.Logf("interleave: %v", err)
+		return saveFindings(&o, info, rep, detect, bugPath)
+	}
+	defer func() {
+		if !findingsSaved {
+			if _, err := saveTheFindings(); err != nil {
+				t.Logf("interleave: %v", err)
+			}
 		}
 	}()
 	withFindings := func(e *Event) *Event {
@@ -139,7 +148,11 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		if detect != nil {
 			e.DetectionSchedules = detect.Schedules
 		}
-		if path, ok := store.FindingsPath(info); ok {
+		switch path, err := saveTheFindings(); {
+		case err != nil:
+			t.Logf("interleave: %v", err)
+			e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + fmt.Sprintf("the findings of this run were not written: %v", err)
+		case path != "":
 			e.Findings = path
 		}
 		return e
@@ -153,14 +166,20 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
 		t.Skipf("interleave: the test skipped itself")
 	case rep.First != nil:
-		path, err := store.SaveSchedule(o.dir, file)
-		if err != nil {
-			t.Errorf("interleave: %v", err)
+		path, saveErr := store.SaveSchedule(o.dir, file)
+		if saveErr != nil {
+			t.Errorf("interleave: %v", saveErr)
 		}
 		bugPath = path
 		e := withFindings(resultEvent(t.Name(), info, rep))
 		e.Bug = bugEvent(rep.First, path)
-		if err == nil && o.minimize > 0 {
+		if saveErr != nil && file != nil {
+			// Nothing is lost: the schedule goes to the command in the event, to be printed
+			// in full.
+			e.Trace = file.Steps
+			e.Error = saveErr.Error()
+		}
+		if saveErr == nil && o.minimize > 0 {
 			before, after, merr := minimizeSchedule(body, file, path, minimize.Options{Time: o.minimize, Root: o.config.Root})
 			if merr != nil {
 				t.Logf("interleave: minimize: %v", merr)

@@ -176,6 +176,13 @@ func TestExploreSession(t *testing.T) {
 	c.call("setExceptionBreakpoints", map[string]any{"filters": []string{"deadlock", "panic", "leak", "fail"}})
 	c.call("configurationDone", nil)
 
+	// The build is shown as progress from the start, then the exploration.
+	if build := c.event("progressStart").(*godap.ProgressStartEvent); !strings.HasPrefix(build.Body.Title, "Building lockorder") {
+		t.Errorf("first progress %+v, want the build's", build.Body)
+	}
+	if end := c.event("progressEnd").(*godap.ProgressEndEvent); !strings.HasPrefix(end.Body.Message, "built in ") {
+		t.Errorf("the build's progress ends with %q", end.Body.Message)
+	}
 	start := c.event("progressStart").(*godap.ProgressStartEvent)
 	update := c.event("progressUpdate").(*godap.ProgressUpdateEvent)
 	end := c.event("progressEnd").(*godap.ProgressEndEvent)
@@ -658,6 +665,8 @@ func TestExploreWithoutBug(t *testing.T) {
 			if err := c.Start(args, nil); err != nil {
 				t.Fatal(err)
 			}
+			c.event("progressStart") // the build
+			c.event("progressEnd")
 			id := c.event("progressStart").(*godap.ProgressStartEvent).Body.ProgressId
 			if tt.cancel {
 				c.event("progressUpdate") // the exploration runs

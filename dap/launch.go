@@ -334,10 +334,22 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	s.output("console", fmt.Sprintf("instrumenting and building %s ...\n", pkgDir))
+	// A cold build takes seconds to minutes: the client shows it as progress from the start.
+	buildID := "build-" + strconv.Itoa(int(time.Now().UnixNano()%1e9))
+	if s.progress {
+		s.sendEvent(&dap.ProgressStartEvent{Event: s.event("progressStart"), Body: dap.ProgressStartEventBody{ProgressId: buildID,
+			Title: "Building " + filepath.Base(pkgDir), Message: "instrumenting and building the test binary"}})
+	}
+	buildStart := time.Now()
 	ctx := s.ctx
 	flags := append(append([]string(nil), a.BuildFlags...), "-gcflags=all=-N -l")
 	res, err := instrument.Build(ctx, instrument.Config{Dir: t.moduleDir, Patterns: []string{"./" + filepath.ToSlash(rel)}, BuildFlags: flags,
 		Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})
+	if err != nil {
+		s.progressEnd(buildID, "build failed")
+	} else {
+		s.progressEnd(buildID, fmt.Sprintf("built in %.1fs", time.Since(buildStart).Seconds()))
+	}
 	if err != nil {
 		var ie *instrument.Error
 		if errors.As(err, &ie) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -293,7 +294,7 @@ func (p *delveProcess) evaluate(goid int64, fr frameRef, expr string) (value, er
 // convert turns a variable read by Delve into a value. Children that were read with it are
 // converted; a value whose children were not read gets them by evaluating its expression.
 func (p *delveProcess) convert(goid int64, fr frameRef, v *api.Variable, evalName string) value {
-	val := value{Name: v.Name, Type: v.Type, Value: shorten(v.SinglelineString(), 200), EvaluateName: evalName}
+	val := value{Name: v.Name, Type: userTypeName(v.Type), Value: shorten(v.SinglelineString(), 200), EvaluateName: evalName}
 	if v.Unreadable != "" {
 		val.Value = "(unreadable: " + v.Unreadable + ")"
 		return val
@@ -386,3 +387,11 @@ func shorten(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// userTypeName shows the engine's per-schedule test handle, which the instrumenter put where
+// the test says *testing.T (and testing.TB), by the name the developer wrote.
+func userTypeName(t string) string {
+	return engineTestType.ReplaceAllString(t, "testing.$1")
+}
+
+var engineTestType = regexp.MustCompile(`github\.com/interleave-dev/interleave/engine(?:/harness)?\.(TB?)\b`)

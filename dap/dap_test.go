@@ -243,6 +243,11 @@ func TestExploreSession(t *testing.T) {
 	if h := c.variables(holds.VariablesReference); len(h) != 1 || !strings.HasPrefix(h[0].Value, "mutex 0x") || !strings.HasSuffix(h[0].Value, " locked at bank.go:42:2") {
 		t.Errorf("held locks: %+v", h)
 	}
+	// The seed the launch gave (the default, 1), not the 19-digit seed derived for the
+	// execution, which is shown beside it.
+	if seed := find(sc["Scheduler"], "seed"); seed == nil || seed.Value != "1" {
+		t.Errorf("seed: %+v", seed)
+	}
 	if p := find(sc["Scheduler"], "pending"); p == nil || p.Value != "lock at bank.go:46:2" {
 		t.Errorf("pending: %+v", p)
 	}

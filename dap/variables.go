@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-dap"
@@ -154,8 +155,18 @@ func (s *Session) schedulerScope(g *control.Goroutine) []value {
 			strat += " (" + strings.Join(ps, ", ") + ")"
 		}
 		out = append(out, value{Name: "strategy", Value: strat})
-		if seed, ok := o.Strategy.Params["seed"]; ok {
-			out = append(out, value{Name: "seed", Value: seed})
+		// The seed the launch gave; the schedule's own seed (derived from it for this
+		// execution) only when it differs.
+		t := s.currentTarget()
+		execSeed, hasSeed := o.Strategy.Params["seed"]
+		if t != nil && t.args.Mode == "explore" {
+			given := strconv.FormatUint(t.args.Seed, 10)
+			out = append(out, value{Name: "seed", Value: given})
+			if hasSeed && execSeed != given {
+				out = append(out, value{Name: "execution seed", Value: execSeed})
+			}
+		} else if hasSeed {
+			out = append(out, value{Name: "seed", Value: execSeed})
 		}
 		if o.Path != "" {
 			out = append(out, value{Name: "schedule", Value: o.Path})
@@ -172,13 +183,17 @@ func (s *Session) schedulerScope(g *control.Goroutine) []value {
 		out = append(out, value{Name: "created", Value: fmt.Sprintf("by G%d at %s", g.Parent, g.Created)})
 	}
 	holds := append([]string(nil), g.Holds...)
-	out = append(out, value{Name: "holds", Value: fmt.Sprintf("%d lock(s)", len(holds)), Children: func() ([]value, error) {
-		var vs []value
-		for i, h := range holds {
-			vs = append(vs, value{Name: fmt.Sprintf("[%d]", i), Value: h})
-		}
-		return vs, nil
-	}})
+	if len(holds) == 0 {
+		out = append(out, value{Name: "holds", Value: "no lock"})
+	} else {
+		out = append(out, value{Name: "holds", Value: fmt.Sprintf("%d lock(s)", len(holds)), Children: func() ([]value, error) {
+			var vs []value
+			for i, h := range holds {
+				vs = append(vs, value{Name: fmt.Sprintf("[%d]", i), Value: h})
+			}
+			return vs, nil
+		}})
+	}
 	waits := append([]control.Chan(nil), g.Waits...)
 	out = append(out, value{Name: "waits on", Value: fmt.Sprintf("%d channel(s)", len(waits)), Children: func() ([]value, error) {
 		var vs []value

@@ -42,25 +42,26 @@ func (s *Session) onThreadsRequest(req *dap.ThreadsRequest) {
 	s.send(&dap.ThreadsResponse{Response: s.response(&req.Request), Body: dap.ThreadsResponseBody{Threads: threads}})
 }
 
-// threadName names a goroutine by its id, its function and creation site, its pending
-// operation and its state: "G1 TestTransfer.func1 (bank_test.go:16): lock bank.go:46 [blocked]".
+// threadName names a goroutine with what tells it apart first — its id, its pending operation,
+// its state, whether it runs next — and then its function and creation site, which a narrow
+// Call Stack may cut: "G1 lock bank.go:46 [blocked] ← next · TestTransfer.func1 (bank_test.go:16)".
 func (s *Session) threadName(g *control.Goroutine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "G%d", g.ID)
+	if g.Op != "" && g.Status != "done" {
+		fmt.Fprintf(&b, " %s %s", g.Op, shortPos(lineOf(g.Pos)))
+	}
+	fmt.Fprintf(&b, " [%s]", g.Status)
+	if st := s.dbg.state; st != nil && !st.Ended && st.Next == g.ID {
+		b.WriteString(" ← next")
+	}
 	if n := len(g.Frames); n > 0 {
-		fmt.Fprintf(&b, " %s", shortFunc(g.Frames[n-1].Func))
+		fmt.Fprintf(&b, " · %s", shortFunc(g.Frames[n-1].Func))
 	}
 	if g.Created != "" {
 		fmt.Fprintf(&b, " (%s)", shortPos(lineOf(g.Created)))
 	} else if g.ID == 0 {
 		b.WriteString(" (the test)")
-	}
-	if g.Op != "" && g.Status != "done" {
-		fmt.Fprintf(&b, ": %s %s", g.Op, shortPos(lineOf(g.Pos)))
-	}
-	fmt.Fprintf(&b, " [%s]", g.Status)
-	if st := s.dbg.state; st != nil && !st.Ended && st.Next == g.ID {
-		b.WriteString(" ← next")
 	}
 	return b.String()
 }

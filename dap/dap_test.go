@@ -278,6 +278,24 @@ func TestExploreSession(t *testing.T) {
 		t.Fatalf("after next: %s (%s), want %s", got, st.Body.Reason, want)
 	}
 
+	// Stepping a goroutine that cannot run is not an error: the Debug Console says why, and
+	// the session stops again where it was, on that goroutine.
+	for _, th := range c.threads() {
+		if strings.Contains(th.Name, "[blocked]") {
+			before := c.stepOf(st.Body.ThreadId)
+			c.call("next", map[string]any{"threadId": th.Id})
+			said := ""
+			for !strings.Contains(said, "cannot run: it is blocked") {
+				said = c.event("output").(*godap.OutputEvent).Body.Output // earlier output first
+			}
+			again := c.stopped()
+			if again.Body.ThreadId != th.Id || c.stepOf(st.Body.ThreadId) != before {
+				t.Errorf("stepping blocked G%d: stopped %+v at step %s, want the same step %s on it", th.Id-1, again.Body, c.stepOf(st.Body.ThreadId), before)
+			}
+			break
+		}
+	}
+
 	// Schedule another enabled goroutine by hand.
 	manual := 0
 	for _, th := range c.threads() {

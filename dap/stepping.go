@@ -195,7 +195,13 @@ func (s *Session) step(req *dap.Request, threadID int, respond func()) {
 			s.sendError(req, fmt.Errorf("there is no goroutine G%d", g))
 			return
 		case gs.Status != "enabled":
-			s.sendError(req, fmt.Errorf("G%d cannot run: it is %s at %s %s", g, gs.Status, gs.Op, gs.Pos))
+			// Not an error of the request: the developer asked to run a goroutine that
+			// cannot run now. The Debug Console says why, and the view stays where it was,
+			// on that goroutine.
+			respond()
+			s.output("console", fmt.Sprintf("G%d cannot run: it is %s at %s %s; step an enabled goroutine, or G%d, which runs next\n", g, gs.Status, gs.Op, gs.Pos, st.Next))
+			s.sendEvent(&dap.StoppedEvent{Event: s.event("stopped"), Body: dap.StoppedEventBody{Reason: "step", ThreadId: threadID, AllThreadsStopped: true,
+				Description: fmt.Sprintf("G%d cannot run (%s)", g, gs.Status)}})
 			return
 		}
 	}

@@ -45,7 +45,14 @@ async function main() {
   fs.mkdirSync(bin, { recursive: true });
   const goBin = execFileSync('go', ['env', 'GOROOT']).toString().trim();
   log('building interleave and the .vsix');
-  execFileSync('go', ['build', '-o', path.join(bin, 'interleave'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
+  execFileSync('go', ['build', '-o', path.join(bin, 'interleave-real'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
+  // interleave.path is a wrapper that records what the editor sends the language server, so that
+  // the initialize parameters lsp/lsptest drives the server with are VS Code's own (checked below).
+  const capture = path.join(tmp, 'lsp-input');
+  fs.writeFileSync(path.join(bin, 'interleave'), `#!/bin/sh
+if [ "$1" = lsp ]; then tee -a '${capture}' | '${path.join(bin, 'interleave-real')}' "$@"; exit $?; fi
+exec '${path.join(bin, 'interleave-real')}' "$@"
+`, { mode: 0o755 });
   const vsix = path.join(repo, 'extension', 'dist', 'interleave.vsix');
   if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package first`);
   fs.cpSync(path.join(repo, 'testdata', 'examples'), ws, { recursive: true });
@@ -90,6 +97,7 @@ async function main() {
   const shot = async (name) => { const p = path.join(out, name); await page.screenshot({ path: p }); log('screenshot', p); };
   try {
     await run(page, port, ws, shot);
+    checkInitialize(capture);
     console.log('TIMINGS ' + JSON.stringify(timings));
     log('PASS');
   } catch (err) {
@@ -110,6 +118,32 @@ async function main() {
     server.kill();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+// checkInitialize compares the initialize parameters this VS Code sent the language server with
+// the ones the protocol tests use (lsp/lsptest/testdata/vscode-initialize.json), the parts that
+// depend on the machine and the workspace left out. With E2E_UPDATE_INITIALIZE=1 it rewrites the
+// file instead.
+function checkInitialize(capture) {
+  const input = fs.readFileSync(capture);
+  const header = input.indexOf('\r\n\r\n');
+  const length = Number(/Content-Length: *(\d+)/i.exec(input.subarray(0, header).toString())?.[1]);
+  if (header < 0 || !length) fail(`no LSP frame in what the editor sent the language server: ${input.subarray(0, 200)}`);
+  const msg = JSON.parse(input.subarray(header + 4, header + 4 + length).toString());
+  if (msg.method !== 'initialize') fail(`the first message to the language server is ${msg.method}, not initialize`);
+  const params = { ...msg.params, processId: 0, rootPath: null, rootUri: null, workspaceFolders: null };
+  const text = JSON.stringify(params, null, 2) + '\n';
+  fs.writeFileSync(path.join(out, 'vscode-initialize.json'), text);
+  const committed = path.join(repo, 'lsp', 'lsptest', 'testdata', 'vscode-initialize.json');
+  if (process.env.E2E_UPDATE_INITIALIZE === '1') {
+    fs.writeFileSync(committed, text);
+    log('wrote', committed);
+    return;
+  }
+  if (JSON.stringify(JSON.parse(fs.readFileSync(committed, 'utf8'))) !== JSON.stringify(params)) {
+    fail(`this VS Code's initialize parameters (${path.join(out, 'vscode-initialize.json')}) differ from ${committed}: the protocol tests no longer drive the server as this editor does; rerun with E2E_UPDATE_INITIALIZE=1 and review the diff`);
+  }
+  log('initialize parameters match', path.relative(repo, committed));
 }
 
 // waitFor polls fn in the page (the workbench) until it returns a truthy value.

@@ -31,7 +31,8 @@ var Timeout = 2 * time.Minute
 //go:embed testdata/vscode-initialize.json
 var vscodeInitialize []byte
 
-// VSCodeInitialize returns VS Code's initialize parameters (testdata/vscode-initialize.json)
+// VSCodeInitialize returns VS Code's initialize parameters (testdata/vscode-initialize.json,
+// recorded from the code-server workbench of extension/e2e, which checks it on every run)
 // for a workspace of folders: processId is this process, rootUri the first folder. edit, if
 // not nil, changes the parameters (as decoded JSON) before they are sent.
 func VSCodeInitialize(folders []string, edit func(params map[string]any)) json.RawMessage {

@@ -9,13 +9,53 @@ import (
 // executions that print or compare times reproducible.
 var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// clock is an execution's virtual clock. It only moves when no goroutine is enabled and a
-// timer is pending, jumping to the earliest timer, as testing/synctest does: code that
-// sleeps or waits for a timeout runs without waiting, and deterministically.
+// clock is an execution's virtual clock. Time passes in three ways, all deterministic:
+//
+//   - When no goroutine is enabled and a timer is pending, the clock jumps to the earliest
+//     timer, as testing/synctest does: code that sleeps or waits for a timeout runs without
+//     waiting.
+//   - Every step takes a little time (pass): 1ns for the first busyDoubling steps after the
+//     clock last jumped, then twice as long every busyDoubling steps. A program that never
+//     blocks still sees its deadlines come, as it would on a real machine where a busy loop
+//     burns real time: a loop bounded by context.WithTimeout, time.AfterFunc or a deadline
+//     ends (a one-second deadline after about 40,000 steps, a minute's after about 52,000),
+//     while an ordinary test, a few thousand steps between blocking operations, moves the
+//     clock by microseconds and fires no timer early.
+//   - Reading the clock (Now, Since, Until) moves it by 1ns, so that two readings always
+//     differ, as a monotonic clock's do.
 type clock struct {
 	now    int64 // nanoseconds since Epoch
 	seq    uint64
 	timers timerHeap
+	// busy counts the steps since the clock last jumped (pass).
+	busy int
+}
+
+// busyDoubling is the number of steps after which the time a step takes doubles (pass).
+const busyDoubling = 2048
+
+// maxStepShift bounds the time one step takes (about 17 minutes), so that the clock cannot
+// overflow in any execution the step bound allows.
+const maxStepShift = 40
+
+// pass is the time one step takes (see clock): it moves the clock, and fires the timers that
+// are due then.
+func (c *clock) pass(e *Exec) {
+	c.busy++
+	shift := c.busy / busyDoubling
+	if shift > maxStepShift {
+		shift = maxStepShift
+	}
+	c.now += 1 << shift
+	if len(c.timers) > 0 && c.timers[0].when <= c.now {
+		c.fire(e)
+	}
+}
+
+// read is a reading of the clock: it moves it by 1ns, so that no two readings are equal.
+func (c *clock) read() time.Time {
+	c.now++
+	return c.Now()
 }
 
 // vtimer is a timer on the virtual clock. fire runs on the goroutine that advanced the clock,
@@ -34,6 +74,7 @@ type vtimer struct {
 func (c *clock) reset() {
 	c.now = 0
 	c.seq = 0
+	c.busy = 0
 	for _, t := range c.timers {
 		t.index = -1
 	}
@@ -75,17 +116,28 @@ func (c *clock) advance(e *Exec) bool {
 	if w := c.timers[0].when; w > c.now {
 		c.now = w
 	}
+	c.busy = 0
+	c.fire(e)
+	return true
+}
+
+// fire fires every timer due at the current instant, in the order they are due. A ticker
+// fires once however many of its periods have gone by, and is re-armed for its first period
+// after now: the ticks in between are dropped, as Go drops the ticks of a slow receiver.
+func (c *clock) fire(e *Exec) {
 	for len(c.timers) > 0 && c.timers[0].when <= c.now {
 		t := heap.Pop(&c.timers).(*vtimer)
 		if t.period > 0 {
 			t.when += t.period
+			if t.when <= c.now {
+				t.when += (c.now - t.when + t.period) / t.period * t.period
+			}
 			c.seq++
 			t.seq = c.seq
 			heap.Push(&c.timers, t)
 		}
 		t.fire(e, t)
 	}
-	return true
 }
 
 type timerHeap []*vtimer
@@ -147,7 +199,7 @@ func Sleep(d time.Duration, pos Pos) {
 // Now is time.Now on the virtual clock. Reading the clock is not a scheduling point.
 func Now() time.Time {
 	if e := active.Load(); e != nil && e.caller() != nil {
-		return e.clock.Now()
+		return e.clock.read()
 	}
 	return time.Now()
 }

@@ -34,7 +34,7 @@ func TestContextDeadline(t *testing.T) {
 		{"timeout expires", func(t *engine.T) {
 			ctx, cancel := engine.WithTimeout(context.Background(), 5*time.Second, "c.go:1")
 			defer cancel()
-			if d, ok := ctx.Deadline(); !ok || !d.Equal(at(5*time.Second)) {
+			if d, ok := ctx.Deadline(); !ok || !near(d, at(5*time.Second)) {
 				t.Errorf("Deadline() = %v, %v", d, ok)
 			}
 			ctxCheck(t, "before", ctx, nil, nil)
@@ -42,7 +42,7 @@ func TestContextDeadline(t *testing.T) {
 				t.Errorf("done before the deadline")
 			}
 			engine.Recv(ctx.Done(), "c.go:3")
-			if now := engine.Now(); !now.Equal(at(5 * time.Second)) {
+			if now := engine.Now(); !near(now, at(5*time.Second)) {
 				t.Errorf("done at %v", now)
 			}
 			ctxCheck(t, "after", ctx, context.DeadlineExceeded, context.DeadlineExceeded)
@@ -63,11 +63,11 @@ func TestContextDeadline(t *testing.T) {
 		{"deadline", func(t *engine.T) {
 			ctx, cancel := engine.WithDeadline(context.Background(), at(3*time.Second), "c.go:1")
 			defer cancel()
-			if d, ok := ctx.Deadline(); !ok || !d.Equal(at(3*time.Second)) {
+			if d, ok := ctx.Deadline(); !ok || !near(d, at(3*time.Second)) {
 				t.Errorf("Deadline() = %v, %v", d, ok)
 			}
 			engine.Recv(ctx.Done(), "c.go:2")
-			if !engine.Now().Equal(at(3 * time.Second)) {
+			if !near(engine.Now(), at(3*time.Second)) {
 				t.Errorf("done at %v", engine.Now())
 			}
 		}},
@@ -85,16 +85,16 @@ func TestContextDeadline(t *testing.T) {
 			defer cancel()
 			child, cancel2 := engine.WithTimeout(parent, 2*time.Hour, "c.go:2")
 			defer cancel2()
-			if d, ok := child.Deadline(); !ok || !d.Equal(at(time.Hour)) {
+			if d, ok := child.Deadline(); !ok || !near(d, at(time.Hour)) {
 				t.Errorf("child Deadline() = %v, %v; want the parent's", d, ok)
 			}
 			short, cancel3 := engine.WithTimeout(parent, time.Minute, "c.go:3")
 			defer cancel3()
-			if d, _ := short.Deadline(); !d.Equal(at(time.Minute)) {
+			if d, _ := short.Deadline(); !near(d, at(time.Minute)) {
 				t.Errorf("earlier child Deadline() = %v", d)
 			}
 			engine.Recv(child.Done(), "c.go:4")
-			if !engine.Now().Equal(at(time.Hour)) {
+			if !near(engine.Now(), at(time.Hour)) {
 				t.Errorf("child done at %v", engine.Now())
 			}
 			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)
@@ -207,7 +207,7 @@ func TestContextPropagation(t *testing.T) {
 			engine.Sleep(time.Minute, "p.go:5")
 			cancel(errStop)
 			ctxCheck(t, "child", child, context.Canceled, errStop)
-			if v := engine.Recv(woke, "p.go:6"); !v.Equal(at(time.Minute)) {
+			if v := engine.Recv(woke, "p.go:6"); !near(v, at(time.Minute)) {
 				t.Errorf("waiter woke at %v", v)
 			}
 		}},
@@ -219,7 +219,7 @@ func TestContextPropagation(t *testing.T) {
 			grand, cancel3 := engine.WithTimeout(child, time.Hour, "p.go:2")
 			defer cancel3()
 			engine.Recv(grand.Done(), "p.go:3")
-			if !engine.Now().Equal(at(time.Second)) {
+			if !near(engine.Now(), at(time.Second)) {
 				t.Errorf("done at %v", engine.Now())
 			}
 			ctxCheck(t, "child", child, context.DeadlineExceeded, context.DeadlineExceeded)

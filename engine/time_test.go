@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,7 +93,7 @@ func TestTimeSleepOrder(t *testing.T) {
 		for i, d := range sleeps {
 			engine.Go(func() {
 				engine.Sleep(d, "s.go:2")
-				if now := engine.Now(); !now.Equal(at(d)) {
+				if now := engine.Now(); !near(now, at(d)) {
 					t.Errorf("sleeper %d woke at %v, want %v", i, now, at(d))
 				}
 				order = append(order, i)
@@ -133,45 +135,80 @@ func TestTimeSleepOrder(t *testing.T) {
 	}
 }
 
-func TestTimeClockFrozenWhileEnabled(t *testing.T) {
-	// The clock never moves while a goroutine is enabled: a goroutine that never blocks sees
-	// the same instant all along, and a sleeper only wakes once it has finished.
-	tmExplore(t, func(t *engine.T) {
-		spinning := true
-		engine.Go(func() {
-			engine.Sleep(time.Nanosecond, "f.go:1")
-			if spinning {
-				t.Errorf("the clock moved while a goroutine was enabled")
+func TestTimePassesWhileRunning(t *testing.T) {
+	// Time passes a little at every step and every reading of the clock (clock.go): two
+	// readings differ, a short run moves the clock by nanoseconds and fires no timer early,
+	// and a loop bounded only by a deadline ends.
+	tests := []struct {
+		name string
+		body func(t *engine.T)
+	}{
+		{"readings differ", func(t *engine.T) {
+			a := engine.Now()
+			b := engine.Now()
+			if !b.After(a) || engine.Since(a) <= 0 {
+				t.Errorf("two readings: %v then %v", a, b)
 			}
-			if now := engine.Now(); !now.Equal(at(time.Nanosecond)) {
-				t.Errorf("woke at %v", now)
+		}},
+		{"a short run fires no timer early", func(t *engine.T) {
+			fired := false
+			engine.Go(func() {
+				engine.Sleep(time.Millisecond, "f.go:1")
+				fired = true
+			}, "f.go:0")
+			for range 1000 {
+				engine.Gosched("f.go:2")
 			}
-		}, "f.go:0")
-		for range 20 {
-			engine.Gosched("f.go:2")
-			if now := engine.Now(); !now.Equal(engine.Epoch) {
-				t.Errorf("now = %v while enabled", now)
+			if fired {
+				t.Errorf("a 1ms sleep ended during 1,000 steps, at %v", engine.Now())
 			}
-		}
-		spinning = false
-		engine.Sleep(time.Second, "f.go:3")
-	}, 300)
+			if d := engine.Since(engine.Epoch); d > 10*time.Microsecond {
+				t.Errorf("1,000 steps took %v of virtual time", d)
+			}
+		}},
+		{"a loop bounded by WithTimeout ends", func(t *engine.T) {
+			ctx, cancel := engine.WithTimeout(context.Background(), time.Second, "f.go:3")
+			defer cancel()
+			for ctx.Err() == nil {
+				engine.Gosched("f.go:4")
+			}
+			if now := engine.Now(); now.Before(at(time.Second)) {
+				t.Errorf("the deadline came at %v", now)
+			}
+		}},
+		{"a loop bounded by AfterFunc ends", func(t *engine.T) {
+			var stop atomic.Bool
+			engine.AfterFunc(time.Minute, func() { stop.Store(true) }, "f.go:5")
+			for !stop.Load() {
+				engine.Gosched("f.go:6")
+			}
+		}},
+		{"a loop bounded by a deadline ends", func(t *engine.T) {
+			deadline := engine.Now().Add(10 * time.Second)
+			for engine.Now().Before(deadline) {
+				engine.Gosched("f.go:7")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tmExplore(t, tt.body, 20) })
+	}
 }
 
 func TestTimerDelivers(t *testing.T) {
 	tmAll(t, func(t *engine.T) {
 		c := engine.After(5*time.Second, "d.go:1")
 		tm := engine.NewTimer(2*time.Second, "d.go:2")
-		if v := engine.Recv(tm.C, "d.go:3"); !v.Equal(at(2 * time.Second)) {
+		if v := engine.Recv(tm.C, "d.go:3"); !near(v, at(2*time.Second)) {
 			t.Errorf("timer value %v, want %v", v, at(2*time.Second))
 		}
-		if now := engine.Now(); !now.Equal(at(2 * time.Second)) {
+		if now := engine.Now(); !near(now, at(2*time.Second)) {
 			t.Errorf("now = %v after the timer", now)
 		}
 		if _, ok := tmPoll(c, "d.go:4"); ok {
 			t.Errorf("After(5s) delivered at 2s")
 		}
-		if v := engine.Recv(c, "d.go:5"); !v.Equal(at(5*time.Second)) || !engine.Now().Equal(v) {
+		if v := engine.Recv(c, "d.go:5"); !near(v, at(5*time.Second)) || !near(engine.Now(), v) {
 			t.Errorf("After value %v, now %v, want %v", v, engine.Now(), at(5*time.Second))
 		}
 		// A timer fires once.
@@ -180,7 +217,7 @@ func TestTimerDelivers(t *testing.T) {
 			t.Errorf("a timer delivered twice")
 		}
 		// A non-positive duration fires at once (at the next clock advance).
-		if v := engine.Recv(engine.After(-time.Second, "d.go:8"), "d.go:9"); !v.Equal(at(time.Hour + 5*time.Second)) {
+		if v := engine.Recv(engine.After(-time.Second, "d.go:8"), "d.go:9"); !near(v, at(time.Hour+5*time.Second)) {
 			t.Errorf("After(-1s) value %v", v)
 		}
 	})
@@ -229,7 +266,7 @@ func TestTimerStopReset(t *testing.T) {
 			if !engine.TimerReset(tm, time.Second, "t.go:3") {
 				t.Errorf("Reset of a pending timer = false")
 			}
-			if v := engine.Recv(tm.C, "t.go:4"); !v.Equal(at(1500 * time.Millisecond)) {
+			if v := engine.Recv(tm.C, "t.go:4"); !near(v, at(1500*time.Millisecond)) {
 				t.Errorf("reset timer fired at %v, want %v", v, at(1500*time.Millisecond))
 			}
 		}},
@@ -239,7 +276,7 @@ func TestTimerStopReset(t *testing.T) {
 			if engine.TimerReset(tm, time.Second, "t.go:3") {
 				t.Errorf("Reset of an expired timer = true")
 			}
-			if v := engine.Recv(tm.C, "t.go:4"); !v.Equal(at(2 * time.Second)) {
+			if v := engine.Recv(tm.C, "t.go:4"); !near(v, at(2*time.Second)) {
 				t.Errorf("timer fired again at %v", v)
 			}
 		}},
@@ -249,7 +286,7 @@ func TestTimerStopReset(t *testing.T) {
 			if !engine.TimerReset(tm, time.Second, "t.go:3") {
 				t.Errorf("Reset of a fired, unreceived timer = false")
 			}
-			if v := engine.Recv(tm.C, "t.go:4"); !v.Equal(at(4 * time.Second)) {
+			if v := engine.Recv(tm.C, "t.go:4"); !near(v, at(4*time.Second)) {
 				t.Errorf("received %v, want the new firing %v", v, at(4*time.Second))
 			}
 		}},
@@ -259,7 +296,7 @@ func TestTimerStopReset(t *testing.T) {
 			if engine.TimerReset(tm, 2*time.Second, "t.go:3") {
 				t.Errorf("Reset of a stopped timer = true")
 			}
-			if v := engine.Recv(tm.C, "t.go:4"); !v.Equal(at(2 * time.Second)) {
+			if v := engine.Recv(tm.C, "t.go:4"); !near(v, at(2*time.Second)) {
 				t.Errorf("fired at %v", v)
 			}
 		}},
@@ -315,7 +352,7 @@ func TestTimerAfterFunc(t *testing.T) {
 			tm := engine.AfterFunc(time.Second, func() {
 				runs++
 				in = engine.Goroutine()
-				if now := engine.Now(); !now.Equal(at(time.Second)) {
+				if now := engine.Now(); !near(now, at(time.Second)) {
 					t.Errorf("f ran at %v", now)
 				}
 			}, "a.go:1")
@@ -350,7 +387,7 @@ func TestTimerAfterFunc(t *testing.T) {
 			}
 			engine.Sleep(2*time.Second, "a.go:4")
 			want := []time.Time{at(time.Second), at(3 * time.Second)}
-			if fmt.Sprint(times) != fmt.Sprint(want) {
+			if len(times) != len(want) || !near(times[0], want[0]) || !near(times[1], want[1]) {
 				t.Errorf("f ran at %v, want %v", times, want)
 			}
 		}},
@@ -394,7 +431,7 @@ func TestTicker(t *testing.T) {
 		{"delivers periodically", func(t *engine.T) {
 			tk := engine.NewTicker(time.Second, "k.go:1")
 			for i := 1; i <= 3; i++ {
-				if v := engine.Recv(tk.C, "k.go:2"); !v.Equal(at(time.Duration(i) * time.Second)) {
+				if v := engine.Recv(tk.C, "k.go:2"); !near(v, at(time.Duration(i)*time.Second)) {
 					t.Errorf("tick %d at %v", i, v)
 				}
 			}
@@ -404,10 +441,10 @@ func TestTicker(t *testing.T) {
 			tk := engine.NewTicker(time.Second, "k.go:1")
 			engine.Sleep(3500*time.Millisecond, "k.go:2")
 			// The tick of 1s waited; those of 2s and 3s were dropped.
-			if v := engine.Recv(tk.C, "k.go:3"); !v.Equal(at(time.Second)) {
+			if v := engine.Recv(tk.C, "k.go:3"); !near(v, at(time.Second)) {
 				t.Errorf("first tick %v, want %v", v, at(time.Second))
 			}
-			if v := engine.Recv(tk.C, "k.go:4"); !v.Equal(at(4 * time.Second)) {
+			if v := engine.Recv(tk.C, "k.go:4"); !near(v, at(4*time.Second)) {
 				t.Errorf("second tick %v, want %v", v, at(4*time.Second))
 			}
 			engine.TickerStop(tk, "k.go:5")
@@ -426,15 +463,15 @@ func TestTicker(t *testing.T) {
 			tk := engine.NewTicker(time.Second, "k.go:1")
 			engine.Sleep(1500*time.Millisecond, "k.go:2") // the tick of 1s is waiting
 			engine.TickerReset(tk, 2*time.Second, "k.go:3")
-			if v := engine.Recv(tk.C, "k.go:4"); !v.Equal(at(3500 * time.Millisecond)) {
+			if v := engine.Recv(tk.C, "k.go:4"); !near(v, at(3500*time.Millisecond)) {
 				t.Errorf("first tick after Reset %v, want %v", v, at(3500*time.Millisecond))
 			}
-			if v := engine.Recv(tk.C, "k.go:5"); !v.Equal(at(5500 * time.Millisecond)) {
+			if v := engine.Recv(tk.C, "k.go:5"); !near(v, at(5500*time.Millisecond)) {
 				t.Errorf("second tick after Reset %v", v)
 			}
 			engine.TickerStop(tk, "k.go:6")
 			engine.TickerReset(tk, time.Second, "k.go:7") // restarts a stopped ticker
-			if v := engine.Recv(tk.C, "k.go:8"); !v.Equal(at(6500 * time.Millisecond)) {
+			if v := engine.Recv(tk.C, "k.go:8"); !near(v, at(6500*time.Millisecond)) {
 				t.Errorf("tick after Stop and Reset %v", v)
 			}
 			engine.TickerStop(tk, "k.go:9")
@@ -445,7 +482,7 @@ func TestTicker(t *testing.T) {
 			}
 			c := engine.Tick(time.Minute, "k.go:2")
 			engine.Recv(c, "k.go:3")
-			if v := engine.Recv(c, "k.go:4"); !v.Equal(at(2 * time.Minute)) {
+			if v := engine.Recv(c, "k.go:4"); !near(v, at(2*time.Minute)) {
 				t.Errorf("second tick %v", v)
 			}
 		}},
@@ -508,12 +545,12 @@ func TestTimeSelectTimeout(t *testing.T) {
 		switch engine.Select("x.go:9", false, v, engine.RecvCase(engine.After(time.Second, "x.go:10"))) {
 		case 0:
 			values++
-			if v.Value() != 42 || !engine.Now().Equal(engine.Epoch) {
+			if v.Value() != 42 || !near(engine.Now(), engine.Epoch) {
 				t.Errorf("value %d at %v", v.Value(), engine.Now())
 			}
 		case 1:
 			timeouts++
-			if !engine.Now().Equal(at(time.Second)) {
+			if !near(engine.Now(), at(time.Second)) {
 				t.Errorf("timeout at %v", engine.Now())
 			}
 		}
@@ -571,7 +608,7 @@ func TestTimeTerminates(t *testing.T) {
 			}
 			engine.TickerStop(tk, "h.go:3")
 			engine.Sleep(24*time.Hour, "h.go:4")
-			if want := at(366 * 24 * time.Hour); !engine.Now().Equal(want) {
+			if want := at(366 * 24 * time.Hour); !near(engine.Now(), want) {
 				t.Errorf("now = %v, want %v", engine.Now(), want)
 			}
 		})
@@ -595,4 +632,11 @@ func TestTimeOutsideExecution(t *testing.T) {
 	if engine.Now().Before(engine.Epoch.AddDate(10, 0, 0)) {
 		t.Errorf("Now outside an execution is virtual")
 	}
+}
+
+// near reports whether got is want, or at most a microsecond after it: every step takes a
+// little virtual time and every reading of the clock moves it by a nanosecond (clock.go), so
+// an event happens at the instant it was due or just after, never before.
+func near(got, want time.Time) bool {
+	return !got.Before(want) && got.Sub(want) < time.Microsecond
 }

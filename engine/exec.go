@@ -129,6 +129,11 @@ type Exec struct {
 	runLen    int
 	fairSteps int
 
+	// strictLeaks is Config.StrictLeaks; testEnd is the virtual time at which the test body
+	// returned (background.go).
+	strictLeaks bool
+	testEnd     int64
+
 	done      chan struct{} // closed-over signal: the execution is over
 	reaped    chan struct{}
 	ended     bool
@@ -359,12 +364,17 @@ func (e *Exec) park(g *goroutine) {
 // decide picks the goroutine that executes the next step, advancing virtual time while no
 // goroutine is enabled. It returns nil when the execution is over (its result is set).
 func (e *Exec) decide() *goroutine {
+	e.clock.pass(e)
 	for len(e.enabled) == 0 || len(e.polled) > 0 {
 		if len(e.polled) > 0 {
 			e.poll()
 			if len(e.enabled) > 0 {
 				break
 			}
+		}
+		if e.outlived() {
+			e.background()
+			return nil
 		}
 		if e.clock.advance(e) {
 			continue
@@ -373,6 +383,10 @@ func (e *Exec) decide() *goroutine {
 		return nil
 	}
 	if e.maxSteps > 0 && e.steps >= e.maxSteps {
+		if e.testReturned() {
+			e.background()
+			return nil
+		}
 		e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps: livelock or unbounded loop (raise the step bound if the test is just long)", e.steps)}, e.cur)
 		return nil
 	}
@@ -590,6 +604,9 @@ func (e *Exec) run(g *goroutine) {
 		}
 		// Everything this goroutine changes happens before end() wakes the explorer.
 		g.done = true
+		if g.id == 0 {
+			e.testEnd = e.clock.now
+		}
 		e.setEnabled(g, false)
 		if panicked && completed {
 			e.panicked(g, pv, stack)

@@ -54,6 +54,9 @@ type Config struct {
 	// steps in a row while another was enabled is made to yield. 0 means DefaultFairSteps;
 	// negative means no bound.
 	FairSteps int
+	// StrictLeaks reports goroutines that go on after the test returned (background.go) as
+	// Leak bugs instead of a notice.
+	StrictLeaks bool
 	// Root, when set, is the directory that bug positions under it are made relative to
 	// (the module's root), as the instrumenter writes operation positions: the same bug has
 	// the same position wherever the module is, so that its schedule replays after a move.
@@ -103,6 +106,9 @@ type Report struct {
 	// Races are the data races found (Config.Races), each pair of source positions once, in
 	// the order found.
 	Races []DataRace
+	// Background, when not nil, describes the goroutines that went on after the test
+	// returned (background.go): what the first such execution left, and how many did.
+	Background *BackgroundNotice
 }
 
 // SchedulesPerSecond is the exploration's throughput.
@@ -157,6 +163,12 @@ func Explore(body func(*T), cfg Config) *Report {
 		}
 		if cfg.OnExecution != nil {
 			cfg.OnExecution(rep.Schedules, res)
+		}
+		if len(res.Background) > 0 {
+			if rep.Background == nil {
+				rep.Background = &BackgroundNotice{Goroutines: append([]GoroutineState(nil), res.Background...)}
+			}
+			rep.Background.Schedules++
 		}
 		if res.Goroutines > rep.MaxGoroutines {
 			rep.MaxGoroutines = res.Goroutines
@@ -416,5 +428,6 @@ func (r *Result) clone() *Result {
 	c.ForeignPos = append([]Pos(nil), r.ForeignPos...)
 	c.Logs = append([]string(nil), r.Logs...)
 	c.Races = append([]DataRace(nil), r.Races...)
+	c.Background = append([]GoroutineState(nil), r.Background...)
 	return &c
 }

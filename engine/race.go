@@ -533,6 +533,7 @@ func (e *Exec) raceAccessOf(a access) RaceAccess {
 // configure applies the detector and points settings of cfg to e, before an execution.
 func (e *Exec) configure(cfg *Config, racy map[Pos]bool) {
 	e.root = cfg.Root
+	e.strictLeaks = cfg.StrictLeaks
 	e.points = cfg.Points
 	e.racyPoints = racy
 	e.race = nil

@@ -110,6 +110,9 @@ type Result struct {
 	// Races are the data races the detector found in this execution (Config.Races), each
 	// pair of source positions once.
 	Races []DataRace
+	// Background lists the goroutines that went on after the test returned (background.go),
+	// when the execution ended because of them: not a bug.
+	Background []GoroutineState
 }
 
 // foreignMu serializes noteForeign: goroutines the engine did not start run concurrently with

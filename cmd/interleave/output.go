@@ -52,6 +52,9 @@ type jsonEvent struct {
 	// Races is the number of data races found, Findings the document that lists them.
 	Races    *int   `json:"Races,omitempty"`
 	Findings string `json:"Findings,omitempty"`
+	// Notice is what a person should know about the result that is not a bug (goroutines
+	// that went on after the test returned).
+	Notice string `json:"Notice,omitempty"`
 }
 
 func (o *output) emit(e jsonEvent) {
@@ -159,7 +162,7 @@ func (o *output) result(t testOutcome) {
 		}
 		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
-			Races: &e.Races, Findings: e.Findings})
+			Races: &e.Races, Findings: e.Findings, Notice: e.Notice})
 		return
 	}
 	o.clear()

@@ -34,6 +34,7 @@ type testFlags struct {
 	time       time.Duration
 	seed       uint64
 	keepGoing  bool
+	strictLeak bool
 	json       bool
 	verbose    bool
 	minimize   time.Duration
@@ -188,6 +189,8 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			}
 		case "keep-going":
 			f.keepGoing, err = boolValue()
+		case "strict-leaks":
+			f.strictLeak, err = boolValue()
 		case "json":
 			f.json, err = boolValue()
 		case "v":
@@ -233,7 +236,7 @@ func contains(list []string, s string) bool {
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
-	[-instrument modules]
+	[-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
@@ -251,6 +254,14 @@ synchronization are interleaved, as SCTBench does), sync (synchronization only) 
 A goroutine that runs -fair-steps steps in a row (default 1000) while another could run is
 made to yield, as Go's scheduler lets the other run: a busy-wait without runtime.Gosched is not
 a livelock. A negative -fair-steps turns this off.
+
+Goroutines still running when the test returns (a cache's janitor on a ticker) are given one
+second of virtual time to end; those that go on are a notice, as go test does not fail them,
+unless -strict-leaks makes them a leak. A goroutine blocked forever is always a leak.
+
+Virtual time passes a little at every step, faster the longer the program runs without
+blocking, so that a loop bounded by a deadline ends; time.Now never returns the same instant
+twice.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
 
@@ -472,6 +483,9 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 	}
 	if f.fairSteps != 0 {
 		env = append(env, "INTERLEAVE_FAIR_STEPS="+strconv.Itoa(f.fairSteps))
+	}
+	if f.strictLeak {
+		env = append(env, "INTERLEAVE_STRICT_LEAKS=true")
 	}
 	res, log, err := execTest(ctx, p, test, env, out.progress)
 	if f.verbose {

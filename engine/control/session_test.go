@@ -157,9 +157,11 @@ func TestDebugSession(t *testing.T) {
 	if st = a.reply("ended").State; !st.Ended || st.Bug != nil || st.Step < 13 {
 		t.Fatalf("to the end: %+v", st)
 	}
-	// A step bound ends the execution with a livelock, as a livelock's schedule file records.
+	// A step bound ends the execution. The body returns at once, leaving its goroutines
+	// running: reaching the bound after the test returned is not a livelock, as go test does
+	// not fail a test whose goroutines outlive it (engine/background.go).
 	a.send(Command{Cmd: "run", Stop: -1, ExceptionAt: -1, G: -1, MaxSteps: 6})
-	if st = a.reply("ended").State; st.Bug == nil || st.Bug.Kind != "livelock" || st.Step != 6 {
+	if st = a.reply("ended").State; st.Bug != nil || st.Step != 6 {
 		t.Fatalf("a step bound of 6: %+v", st)
 	}
 	// Once the schedule runs out, the then strategy picks.

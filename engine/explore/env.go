@@ -76,6 +76,13 @@ func (o *options) envOptions() error {
 		}
 		o.config.FairSteps = n
 	}
+	if v := os.Getenv("INTERLEAVE_STRICT_LEAKS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_STRICT_LEAKS=%q: %w", v, err)
+		}
+		o.config.StrictLeaks = b
+	}
 	if v := os.Getenv("INTERLEAVE_SCHEDULE_DIR"); v != "" {
 		o.dir = v
 	}

@@ -115,6 +115,9 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()
 	}
+	if rep.Background != nil {
+		e.Notice = rep.Background.String()
+	}
 	return e
 }
 

@@ -29,6 +29,7 @@ type options struct {
 	minimize     time.Duration // the time budget of minimizing a bug's schedule; 0 = none
 	raceRuns     int           // schedules of the race-detection phase of points "racy"
 	strict       bool          // refuse to replay a schedule recorded by other code (INTERLEAVE_REPLAY_STRICT)
+	confirm      bool          // replay a bug's schedule in a fresh process before reporting it (confirm.go)
 }
 
 // defaultOptions are the options of Test before any is applied.
@@ -64,6 +65,10 @@ func KeepGoing() Option { return func(o *options) { o.config.KeepGoing = true } 
 
 // MaxSteps sets the livelock bound: an execution longer than n steps is a livelock.
 func MaxSteps(n int) Option { return func(o *options) { o.config.MaxSteps = n } }
+
+// StrictLeaks reports goroutines that go on after the test returned as leaks instead of a
+// notice (engine.Config.StrictLeaks).
+func StrictLeaks(on bool) Option { return func(o *options) { o.config.StrictLeaks = on } }
 
 // FairSteps sets the fairness bound: a goroutine that has executed n steps in a row while
 // another goroutine could run is made to yield, as Go's scheduler would let the other run (0:

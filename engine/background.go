@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Goroutines that outlive the test. go test does not fail a test whose goroutines go on after
+// it returned: a cache's janitor on a ticker, a purger, an expiry loop a library documents as
+// never stopped. Under the virtual clock such a goroutine would run forever (the clock jumps
+// to its next tick whenever everything else is blocked) and reach the step bound, a false
+// livelock. The rule: once the test has returned, the execution goes on while its goroutines
+// finish within BackgroundGrace of virtual time (as goleak retries for a while before it
+// reports); when the next timer is due later than that, or the step bound is reached, the
+// goroutines left are background goroutines, reported in Result.Background, a notice and not
+// a bug, unless Config.StrictLeaks asks for them to be leaks. A goroutine blocked forever with
+// no timer pending that could wake anything is still a Leak bug (exec.go, terminal): nothing
+// can ever end it.
+
+// BackgroundGrace is how much virtual time the goroutines left when the test returns have to
+// finish before they are reported as background goroutines.
+const BackgroundGrace = time.Second
+
+// testReturned reports whether the test body (G0) has returned, with its cleanups.
+func (e *Exec) testReturned() bool { return len(e.gs) > 0 && e.gs[0].done }
+
+// outlived reports whether the goroutines left after the test returned have had their grace:
+// the next timer is due after it.
+func (e *Exec) outlived() bool {
+	return e.testReturned() && len(e.clock.timers) > 0 && e.clock.timers[0].when > e.testEnd+int64(BackgroundGrace)
+}
+
+// background ends an execution whose test returned while goroutines go on: a notice, or with
+// Config.StrictLeaks a Leak bug.
+func (e *Exec) background() {
+	var left []*goroutine
+	for _, g := range e.gs {
+		if !g.done {
+			left = append(left, g)
+		}
+	}
+	if e.strictLeaks {
+		var b strings.Builder
+		fmt.Fprintf(&b, "the test returned, but %d goroutine(s) go on after it:", len(left))
+		for _, g := range left {
+			fmt.Fprintf(&b, "\n\t%v (started at %s) %s", g.id, g.created, g.pending)
+		}
+		e.fail(&Bug{Kind: Leak, Message: b.String(), G: left[0].id, Pos: left[0].pending.Pos}, nil)
+		return
+	}
+	for _, g := range left {
+		e.result.Background = append(e.result.Background, GoroutineState{
+			ID: g.id, Parent: g.parent, Created: RelativePos(e.root, g.created), Pending: g.pending, Status: g.status(),
+		})
+	}
+	e.end()
+}
+
+// BackgroundNotice describes the goroutines that went on after the test returned
+// (Result.Background), in the schedules counted, for a person: one line per distinct go
+// statement and operation, not per goroutine.
+type BackgroundNotice struct {
+	Schedules  int // executions that ended with background goroutines
+	Goroutines []GoroutineState
+}
+
+func (n *BackgroundNotice) String() string {
+	type key struct{ created, op Pos }
+	count := map[key]int{}
+	var order []key
+	for _, g := range n.Goroutines {
+		k := key{g.Created, g.Pending.String()}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "in %d schedule(s) the test returned while %d goroutine(s) went on (go test does not fail this; -strict-leaks reports it as a leak):", n.Schedules, len(n.Goroutines))
+	for _, k := range order {
+		fmt.Fprintf(&b, "\n\t")
+		if c := count[k]; c > 1 {
+			fmt.Fprintf(&b, "%d× ", c)
+		}
+		fmt.Fprintf(&b, "started at %s: %s", k.created, k.op)
+	}
+	return b.String()
+}

@@ -1,0 +1,81 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// janitor starts a goroutine that cleans up on a ticker forever, as a cache's janitor does, and
+// returns: the goroutine outlives the test.
+func janitor(t *engine.T) {
+	tk := engine.NewTicker(time.Millisecond, "cache.go:10")
+	engine.Go(func() {
+		for {
+			engine.Recv(tk.C, "cache.go:12")
+		}
+	}, "cache.go:11")
+}
+
+func TestGoroutinesThatOutliveTheTest(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   func(*engine.T)
+		strict bool
+		// want is the bug's kind ("" for none); notice, what the background notice says.
+		want   engine.BugKind
+		notice string
+	}{
+		{name: "a janitor on a ticker is a notice", body: janitor,
+			notice: "the test returned while 1 goroutine(s) went on (go test does not fail this; -strict-leaks reports it as a leak):\n\tstarted at cache.go:11: recv at cache.go:12"},
+		{name: "two janitors are one line", body: func(t *engine.T) { janitor(t); janitor(t) },
+			notice: "2 goroutine(s) went on (go test does not fail this; -strict-leaks reports it as a leak):\n\t2× started at cache.go:11: recv at cache.go:12"},
+		{name: "a janitor with -strict-leaks is a leak", body: janitor, strict: true, want: engine.Leak},
+		{name: "a goroutine that ends soon after the test is nothing", body: func(t *engine.T) {
+			engine.Go(func() { engine.Sleep(10*time.Millisecond, "late.go:2") }, "late.go:1")
+		}},
+		{name: "a goroutine spinning after the test is a notice", body: func(t *engine.T) {
+			engine.Go(func() {
+				for {
+					engine.Gosched("spin.go:2")
+				}
+			}, "spin.go:1")
+		}, notice: "started at spin.go:1: yield at spin.go:2"},
+		{name: "a goroutine blocked forever is still a leak", body: func(t *engine.T) {
+			c := engine.MakeChan[int](0, "leak.go:1")
+			engine.Go(func() { engine.Send(c, 1, "leak.go:3") }, "leak.go:2")
+		}, want: engine.Leak},
+		{name: "a livelock during the test is still a livelock", body: func(t *engine.T) {
+			for {
+				engine.Gosched("live.go:1")
+			}
+		}, want: engine.Livelock},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := engine.Explore(tt.body, engine.Config{Strategy: randomStrategy(3), Schedules: 5, MaxSteps: 20_000, StrictLeaks: tt.strict})
+			if rep.Err != nil || len(rep.Limitations) > 0 {
+				t.Fatalf("exploration stopped: %v %v", rep.Err, rep.Limitations)
+			}
+			var got engine.BugKind
+			if rep.First != nil {
+				got = rep.First.Bug.Kind
+			}
+			if got != tt.want {
+				t.Fatalf("bug = %v, want kind %q", rep.First.Bug, tt.want)
+			}
+			switch {
+			case tt.notice == "" && rep.Background != nil:
+				t.Errorf("background notice %q, want none", rep.Background)
+			case tt.notice != "" && rep.Background == nil:
+				t.Errorf("no background notice, want %q", tt.notice)
+			case tt.notice != "" && !strings.Contains(rep.Background.String(), tt.notice):
+				t.Errorf("background notice:\n%s\nwant it to contain:\n%s", rep.Background, tt.notice)
+			case tt.notice != "" && rep.Background.Schedules != 5:
+				t.Errorf("background in %d schedules, want 5", rep.Background.Schedules)
+			}
+		})
+	}
+}

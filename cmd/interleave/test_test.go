@@ -316,8 +316,10 @@ func TestDependsOnDisk(t *testing.T) {
 }
 `
 
-// A test that is nondeterministic on its own is caught at replay: the replay diverges from
-// the schedule and says where, with exit status 2.
+// A test that is nondeterministic on its own fails in its first execution only: the bug is
+// not confirmed when its schedule is replayed in a fresh process, so it is a notice naming the
+// schedule, not a bug; replaying that schedule says at which step it diverges, with exit
+// status 2.
 func TestNondeterministicTestDetectedAtReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -329,15 +331,79 @@ func TestNondeterministicTestDetectedAtReplay(t *testing.T) {
 	env := []string{"MARKER_DIR=" + t.TempDir()}
 	// -points all: the race-detection phase of the default would use up the first execution.
 	code, out, errOut := interleaveIn(t, dir, env, "test", "-json", "-minimize", "0", "-points", "all", ".")
-	if code != 1 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (an unconfirmed bug is a notice)\n%s\n%s", code, out, errOut)
 	}
-	path := finalEvent(t, out, "TestDependsOnDisk").Bug.Schedule
+	e := finalEvent(t, out, "TestDependsOnDisk")
+	_, path, ok := strings.Cut(e.Notice, "its schedule is kept in ")
+	if e.Action != "pass" || e.Bug != nil || !ok || !strings.Contains(e.Notice, "a fail (first execution fails) was seen in schedule 1, but not when its schedule was replayed in a fresh process") {
+		t.Fatalf("TestDependsOnDisk: %s, bug %+v, notice %q: want a pass with a notice naming the unconfirmed bug's schedule", e.Action, e.Bug, e.Notice)
+	}
 	code, out, errOut = interleaveIn(t, dir, env, "replay", path)
 	if code != 2 || !strings.Contains(errOut, "step") {
 		t.Fatalf("replay: exit %d, want 2 with the step where it diverged\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	t.Logf("%s", errOut)
+}
+
+const earlierExecutionsTest = `package m
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// TestFifthRun fails in the fifth execution in a process: state kept in the process's
+// environment, which no reset of package variables restores.
+func TestFifthRun(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("RUNS_SO_FAR"))
+	os.Setenv("RUNS_SO_FAR", strconv.Itoa(n+1))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done() }()
+	wg.Wait()
+	if n == 4 {
+		t.Fatal("fifth run")
+	}
+}
+
+func TestRealBug(t *testing.T) {
+	var wg sync.WaitGroup
+	n := 0
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := n
+			n = v + 1
+		}()
+	}
+	wg.Wait()
+	if n != 2 {
+		t.Fatalf("n = %d", n)
+	}
+}
+`
+
+// A bug is reported only when its schedule reproduces it in a fresh process: one that depends
+// on the executions before it is a notice, and a real one is still a bug.
+func TestBugsConfirmedInAFreshProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": earlierExecutionsTest})
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", "-points", "all", "-strategy", "random", ".")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (TestRealBug)\n%s\n%s", code, out, errOut)
+	}
+	if e := finalEvent(t, out, "TestFifthRun"); e.Action != "pass" || !strings.Contains(e.Notice, "a fail (fifth run) was seen in schedule 5, but not when its schedule was replayed in a fresh process (the replay passed)") {
+		t.Errorf("TestFifthRun: %s, notice %q: want a pass with a notice", e.Action, e.Notice)
+	}
+	if e := finalEvent(t, out, "TestRealBug"); e.Bug == nil || e.Bug.Kind != "fail" || e.Notice != "" {
+		t.Errorf("TestRealBug: bug %+v, notice %q: want a confirmed fail", e.Bug, e.Notice)
+	}
 }
 
 const exitTest = `package m

@@ -33,6 +33,16 @@ func (o *options) fromEnv() error {
 		}
 		o.seed = n
 	}
+	// A bug is confirmed in a fresh process by default when the interleave command runs the
+	// test (confirm.go); INTERLEAVE_CONFIRM says otherwise.
+	o.confirm = os.Getenv("INTERLEAVE_CLI") != ""
+	if v := os.Getenv("INTERLEAVE_CONFIRM"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_CONFIRM=%q: %w", v, err)
+		}
+		o.confirm = b
+	}
 	if v := os.Getenv("INTERLEAVE_REPLAY"); v != "" {
 		o.replay = v
 	}

@@ -171,6 +171,29 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			t.Errorf("interleave: %v", saveErr)
 		}
 		bugPath = path
+		before, after := 0, 0
+		if saveErr == nil && o.minimize > 0 {
+			var merr error
+			if before, after, merr = minimizeSchedule(body, file, path, minimize.Options{Time: o.minimize, Root: o.config.Root}); merr != nil {
+				t.Logf("interleave: minimize: %v", merr)
+				before, after = 0, 0
+			}
+		}
+		if saveErr == nil && o.confirm {
+			switch outcome, err := confirm(t.Name(), path); {
+			case err != nil:
+				// Nothing is known: the bug is reported, as without confirmation.
+				t.Logf("interleave: %v", err)
+			case outcome != "":
+				first, at := rep.First.Bug, rep.FirstAt
+				rep.First, rep.FirstAt, bugPath = nil, 0, ""
+				e := withFindings(resultEvent(t.Name(), info, rep))
+				e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + unconfirmed(first, at, outcome, path)
+				o.events.write(e)
+				t.Logf("interleave: %s", e.Notice)
+				return rep
+			}
+		}
 		e := withFindings(resultEvent(t.Name(), info, rep))
 		e.Bug = bugEvent(rep.First, path)
 		if saveErr != nil && file != nil {
@@ -179,13 +202,8 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			e.Trace = file.Steps
 			e.Error = saveErr.Error()
 		}
-		if saveErr == nil && o.minimize > 0 {
-			before, after, merr := minimizeSchedule(body, file, path, minimize.Options{Time: o.minimize, Root: o.config.Root})
-			if merr != nil {
-				t.Logf("interleave: minimize: %v", merr)
-			} else if after < before {
-				e.Bug.Preemptions, e.Bug.FoundPreemptions = after, before
-			}
+		if after < before {
+			e.Bug.Preemptions, e.Bug.FoundPreemptions = after, before
 		}
 		e.Report = report.FormatFailure(rep, path, t.Name())
 		if e.Bug.FoundPreemptions > 0 {

@@ -279,6 +279,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	if maxSteps == 0 {
 		maxSteps = DefaultMaxSteps
 	}
+	restoreState()
 	e.reset(r.cfg.Strategy, maxSteps)
 	e.fairSteps = r.cfg.fairSteps()
 	e.configure(&r.cfg, r.racy)

@@ -73,6 +73,8 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		o.config.Root = root // bug positions relative to the module, as operations' are
 	}
 	info := store.TestInfo(t.Name())
+	// Every execution starts from the package variables as they are now (engine/state.go).
+	engine.SnapshotState()
 	if o.replay != "" {
 		return replay(t, body, o, info)
 	}

@@ -11,11 +11,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -280,6 +282,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		return false
 	}
 	var rewriteErr error
+	states := newStateFiles()
 	seen := map[*packages.Package]bool{}
 	var visit func(p *packages.Package)
 	visit = func(p *packages.Package) {
@@ -312,6 +315,15 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 				rewritten[name] = ""
 				continue
 			}
+			statePin := ""
+			if !p.Module.Main {
+				statePin = modulePin(p.Module.GoVersion)
+			}
+			sizes := p.TypesSizes
+			if sizes == nil {
+				sizes = types.SizesFor("gc", runtime.GOARCH)
+			}
+			states.add(p.Fset, p.TypesInfo, sizes, f, name, statePin)
 			src, err := os.ReadFile(name)
 			if err != nil {
 				rewriteErr = fmt.Errorf("instrument %s: %w", name, err)
@@ -362,6 +374,18 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if rewriteErr != nil {
 		return nil, rewriteErr
 	}
+	for name, content := range states.files() {
+		sum := sha256.Sum256([]byte(name))
+		dst := filepath.Join(cfg.Work, "src", hex.EncodeToString(sum[:8])+"_"+filepath.Base(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(dst, content, 0o644); err != nil {
+			return nil, err
+		}
+		rewritten[name] = dst
+	}
+	res.Problems = append(res.Problems, states.skipped...)
 	// Packages without test files have no test main: nothing to explore.
 	for _, p := range pkgs {
 		if p.Name == "main" && strings.HasSuffix(p.ID, ".test") {

@@ -76,6 +76,25 @@ func Gosched(pos Pos) {
 	e.point(g, OpYield, 0, pos)
 }
 
+// NumGoroutine is runtime.NumGoroutine as the program under test would see it: the goroutines
+// the process had when the exploration began (the test's own among them) and the live
+// goroutines of the current execution in place of the test's — not the engine's, nor those
+// left by executions abandoned earlier. It is the same at the same step of every execution
+// of a schedule, so a test that compares counts replays. Reading it is not a scheduling point.
+func NumGoroutine() int {
+	e := active.Load()
+	if e == nil || e.caller() == nil {
+		return runtime.NumGoroutine()
+	}
+	live := 0
+	for _, g := range e.gs {
+		if !g.done {
+			live++
+		}
+	}
+	return e.numBase - 1 + live
+}
+
 // Read is the scheduling point before a read of possibly shared memory at addr.
 func Read(addr unsafe.Pointer, pos Pos) {
 	e, g := current(pos)

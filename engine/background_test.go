@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
 )
@@ -77,5 +78,65 @@ func TestGoroutinesThatOutliveTheTest(t *testing.T) {
 				t.Errorf("background in %d schedules, want 5", rep.Background.Schedules)
 			}
 		})
+	}
+}
+
+func TestNumGoroutineCountsTheExecution(t *testing.T) {
+	// The count a test sees is the same in every execution and follows its own goroutines
+	// only: a check that all of them ended holds.
+	var counts []int
+	body := func(t *engine.T) {
+		before := engine.NumGoroutine()
+		c := engine.MakeChan[int](0, "n.go:1")
+		d := engine.MakeChan[int](0, "n.go:1")
+		engine.Go(func() {
+			engine.Recv(c, "n.go:3")
+			engine.Send(d, 1, "n.go:4")
+		}, "n.go:2")
+		during := engine.NumGoroutine()
+		engine.Send(c, 1, "n.go:5")
+		engine.Recv(d, "n.go:6")
+		for engine.NumGoroutine() != before { // until the goroutine has returned
+			engine.Gosched("n.go:7")
+		}
+		after := engine.NumGoroutine()
+		counts = append(counts, before, during, after)
+		if during != before+1 || after != before {
+			t.Errorf("NumGoroutine: %d before, %d during, %d after", before, during, after)
+		}
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(5), Schedules: 20})
+	if rep.First != nil {
+		t.Fatalf("%v", rep.First.Bug)
+	}
+	for i := 3; i < len(counts); i++ {
+		if counts[i] != counts[i%3] {
+			t.Fatalf("counts differ between executions: %v", counts)
+		}
+	}
+}
+
+func TestNothingIsFoundInTeardown(t *testing.T) {
+	// The execution ends with G1 blocked; reaping it runs its deferred function, whose write
+	// would race with the test's read and whose t.Error would fail the test: neither is a
+	// finding of the execution.
+	var x int
+	body := func(t *engine.T) {
+		c := engine.MakeChan[int](0, "d.go:1")
+		engine.Go(func() {
+			defer func() {
+				engine.Write(unsafe.Pointer(&x), "d.go:3")
+				t.Errorf("deferred code ran as part of the execution")
+			}()
+			engine.Recv(c, "d.go:4")
+		}, "d.go:2")
+		engine.Read(unsafe.Pointer(&x), "d.go:5")
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(7), Schedules: 10, Races: true, Points: engine.PointsSync})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Leak {
+		t.Fatalf("want the leak of G1, got %+v", rep.First)
+	}
+	if len(rep.Races) > 0 || len(rep.First.Logs) > 0 {
+		t.Errorf("found in teardown: races %v, logs %v", rep.Races, rep.First.Logs)
 	}
 }

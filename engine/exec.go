@@ -129,6 +129,10 @@ type Exec struct {
 	runLen    int
 	fairSteps int
 
+	// numBase is the number of goroutines the process had when the exploration began
+	// (NumGoroutine).
+	numBase int
+
 	// strictLeaks is Config.StrictLeaks; testEnd is the virtual time at which the test body
 	// returned (background.go).
 	strictLeaks bool
@@ -494,7 +498,9 @@ func (e *Exec) fail(bug *Bug, g *goroutine) {
 
 // recordBug records bug without ending the execution (a t.Error: the test goes on).
 func (e *Exec) recordBug(bug *Bug, g *goroutine) {
-	if e.result.Bug != nil {
+	if e.result.Bug != nil || e.aborting {
+		// The first bug wins, and nothing that happens while the execution is torn down
+		// (reap) is a bug of it.
 		return
 	}
 	bug.Step = e.steps

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -234,13 +235,15 @@ func Run(body func(*T), s Strategy, cfg Config) *Result {
 type runner struct {
 	cfg  Config
 	e    *Exec
+	// numBase is the process's goroutines when the exploration began (NumGoroutine).
+	numBase int
 	racy map[Pos]bool
 	// capture asks the race detector for the stacks of these accesses (raceStacks).
 	capture map[int32][]*[]Frame
 }
 
 func newRunner(cfg Config) runner {
-	r := runner{cfg: cfg, e: newExec()}
+	r := runner{cfg: cfg, e: newExec(), numBase: runtime.NumGoroutine() - int(orphanCount.Load())}
 	if cfg.Points == PointsRacy {
 		r.racy = make(map[Pos]bool, len(cfg.RacyPoints))
 		for _, p := range cfg.RacyPoints {
@@ -281,6 +284,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	}
 	restoreState()
 	e.reset(r.cfg.Strategy, maxSteps)
+	e.numBase = r.numBase
 	e.fairSteps = r.cfg.fairSteps()
 	e.configure(&r.cfg, r.racy)
 	if e.race != nil {

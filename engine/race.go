@@ -134,6 +134,11 @@ func (d *raceDetector) reset() {
 
 // access checks an access by g to addr and records it.
 func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write bool, pos Pos) {
+	if e.aborting {
+		// The execution is over: what deferred code does while it is torn down (reap) is
+		// not part of it, and finds no race.
+		return
+	}
 	d := e.race
 	d.seq++
 	if d.capture != nil {

@@ -54,6 +54,9 @@ func (t *T) Log(args ...any) { t.log(fmt.Sprintln(args...)) }
 func (t *T) Logf(format string, args ...any) { t.log(fmt.Sprintf(format, args...)) }
 
 func (t *T) log(s string) {
+	if t.e.aborting {
+		return // the execution is over: teardown logs nothing of it
+	}
 	s = strings.TrimSuffix(s, "\n")
 	if _, file, line, ok := runtime.Caller(2); ok {
 		s = fmt.Sprintf("%s:%d: %s", shortFile(file), line, s)

@@ -58,6 +58,7 @@ var specials = map[string]special{
 	"context.WithTimeoutCause":  {fn: "WithTimeoutCause"},
 	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
 	"runtime.Gosched":           {fn: "Gosched"},
+	"runtime.NumGoroutine":      {fn: "NumGoroutine", noPos: true},
 }
 
 // randPrefix names the engine functions of the top-level functions of math/rand and

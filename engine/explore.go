@@ -233,11 +233,11 @@ func Run(body func(*T), s Strategy, cfg Config) *Result {
 // runner runs executions, reusing one Exec (and its goroutines' handoff channels) as long as
 // no execution is abandoned.
 type runner struct {
-	cfg  Config
-	e    *Exec
+	cfg Config
+	e   *Exec
 	// numBase is the process's goroutines when the exploration began (NumGoroutine).
 	numBase int
-	racy map[Pos]bool
+	racy    map[Pos]bool
 	// capture asks the race detector for the stacks of these accesses (raceStacks).
 	capture map[int32][]*[]Frame
 }

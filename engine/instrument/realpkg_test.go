@@ -48,7 +48,7 @@ var realPkgs = []struct {
 		// Left out: TestPanicDoChan and TestPanicDoSharedByDoChan run the test binary again in a subprocess and expect it to
 		// crash from a "go panic(e)" in singleflight.go: the child process is outside the
 		// controlled execution (it inherits the INTERLEAVE_* settings and runs its own
-		// exploration), and a go statement calling a builtin is not instrumented.
+		// exploration).
 	},
 }
 

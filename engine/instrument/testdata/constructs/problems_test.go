@@ -19,7 +19,9 @@ func TestProblems(t *testing.T) {
 	say("untyped arg %v", <-done)
 	ch := make(chan int, 1)
 	go close(ch)
-	go print() // problem: go statement calling a builtin
+	go print()
+	gone := map[int]bool{1: true}
+	go delete(gone, 1) // problem: the memory access of go delete
 	_, open := <-ch
 	say("closed %v", !open)
 

@@ -392,7 +392,8 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	for _, k := range sortedKeys(a.Env) {
 		env = append(env, k+"="+a.Env[k])
 	}
-	env = append(env, "INTERLEAVE_DEBUG="+t.ctl.addr(), "INTERLEAVE_REPLAY=", "INTERLEAVE_STRATEGY=", pkg.BuildEnv())
+	env = append(env, "INTERLEAVE_DEBUG="+t.ctl.addr(), "INTERLEAVE_REPLAY=", "INTERLEAVE_STRATEGY=")
+	env = append(env, pkg.BuildEnv()...)
 	t.proc, err = s.startProcess(pkg.Binary, runArgs(a.Test), pkg.Dir, env, outputWriter{s, "stdout"}, t.stderr)
 	if err != nil {
 		return nil, err

@@ -351,7 +351,7 @@ func (r *runner) wait(e *Exec) *Limitation {
 	case <-e.done:
 		return nil
 	case <-w.fired:
-		return r.abandon(e, wd)
+		return r.abandon(e, time.Duration(w.stalled.Load()))
 	}
 }
 
@@ -374,8 +374,17 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 		where = "the goroutine started at " + stuck.created
 	}
 	why := "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
-	if fn, busy := busyGoroutine(); busy {
-		why = fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", fn)
+	s := examine()
+	switch {
+	case s.busy != "":
+		why = fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", s.busy)
+	case s.blockedIn != "":
+		why = fmt.Sprintf("it is blocked outside the engine's control, in %s (%s) [%s]", s.blockedIn, s.at, s.state)
+		if mod := uninstrumentedModule(packageOf(s.blockedIn)); mod != "" {
+			why += fmt.Sprintf(": module %s is not instrumented, and interleave test -instrument %s would control it", mod, mod)
+		} else {
+			why += ": an operation the engine does not control (a real system call, cgo, or a construct the instrumenter reported)"
+		}
 	}
 	return &Limitation{
 		Kind:    "watchdog",

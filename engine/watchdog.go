@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,7 +20,17 @@ type watched struct {
 	e     *Exec
 	limit time.Duration
 	fired chan struct{} // receives one token when the execution stalls
+	// examined is set once the current stall was examined for a wait nothing can end
+	// (quickWatchdog); only the watchdog goroutine uses it.
+	examined bool
+	// stalled is how long the execution had stalled when the watchdog fired.
+	stalled atomic.Int64
 }
+
+// quickWatchdog is how long a stall lasts before the watchdog looks at what the stuck
+// goroutine waits for: a channel or a lock of code the engine does not control, while no
+// goroutine can run to release it, is not waited for the whole limit.
+const quickWatchdog = time.Second
 
 var (
 	watch         atomic.Pointer[watched]
@@ -57,22 +68,44 @@ func watchdog() {
 		p := w.e.progress.Load()
 		if w != current || p != progress {
 			current, progress, since = w, p, now
+			w.examined = false
 			continue
 		}
-		if now.Sub(since) >= w.limit {
+		stalled := now.Sub(since)
+		if stalled >= w.limit || (w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined && examine().forGood) {
+			w.stalled.Store(int64(stalled.Round(100 * time.Millisecond)))
 			select {
 			case w.fired <- struct{}{}:
 			default:
 			}
 		}
+		if stalled >= quickWatchdog {
+			w.examined = true // once per stall: a traceback stops the world
+		}
 	}
 }
 
-// busyGoroutine looks in a traceback of every goroutine for one that is running (or ready to
-// run) in the program's code rather than waiting: the sign that a stalled execution is a
-// loop without a scheduling point, not an operation blocked outside the engine. It returns
-// the function it runs. The goroutine that calls it is left out.
-func busyGoroutine() (fn string, ok bool) {
+// stall is what a traceback of every goroutine says about a stalled execution.
+type stall struct {
+	// busy is the function a goroutine is running in the program's code, when one is
+	// running (or ready to run): a loop without a scheduling point.
+	busy string
+	// state is the stuck controlled goroutine's wait state ("chan receive", "semacquire",
+	// ...), and blockedIn and at the function and position of its innermost frame outside the
+	// standard library, where it waits ("" when none).
+	state, blockedIn, at string
+	// forGood is set when the stuck goroutine waits on a channel or a lock and no goroutine of
+	// the process can run: none is running, ready, sleeping or in a system call (a real timer
+	// can still wake it; nothing else can).
+	forGood bool
+}
+
+// syncWait lists the wait states of a goroutine blocked on a channel or a lock.
+var syncWait = []string{"chan receive", "chan send", "select", "semacquire", "sync.Mutex.Lock", "sync.RWMutex.Lock",
+	"sync.RWMutex.RLock", "sync.WaitGroup.Wait", "sync.Cond.Wait"}
+
+// examine reads a traceback of every goroutine; the calling goroutine is left out.
+func examine() stall {
 	buf := make([]byte, 1<<16)
 	for {
 		n := runtime.Stack(buf, true)
@@ -82,24 +115,98 @@ func busyGoroutine() (fn string, ok bool) {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	blocks := strings.Split(string(buf), "\n\n")
-	for _, b := range blocks[1:] {
+	var s stall
+	canRun := false
+	stuckWaits := false
+	for _, b := range strings.Split(string(buf), "\n\n")[1:] {
 		lines := strings.Split(strings.TrimSpace(b), "\n")
 		if len(lines) < 2 {
 			continue
 		}
 		_, status, _ := strings.Cut(lines[0], "[")
-		if !strings.HasPrefix(status, "running") && !strings.HasPrefix(status, "runnable") {
-			continue
+		status, _, _ = strings.Cut(status, "]")
+		status, _, _ = strings.Cut(status, ",") // "chan receive, 2 minutes"
+		controlled := strings.Contains(b, enginePkg+"(*Exec).run(")
+		parked := strings.Contains(b, enginePkg+"(*Exec).wait(") || strings.Contains(b, enginePkg+"(*runner).wait(")
+		switch {
+		case status == "running" || status == "runnable":
+			canRun = true
+			if s.busy == "" {
+				if top := funcName(lines[1]); !hiddenFrame(top) && !strings.HasPrefix(top, "runtime") {
+					s.busy = top
+				}
+			}
+		case status == "syscall" || status == "IO wait" || status == "sleep":
+			if !parked {
+				canRun = true
+			}
 		}
-		top := lines[1]
-		if i := strings.LastIndexByte(top, '('); i > 0 {
-			top = top[:i]
+		if controlled && !parked && s.state == "" {
+			s.state = status
+			stuckWaits = contains(syncWait, status)
+			for i := 1; i+1 < len(lines); i += 2 {
+				fn := funcName(lines[i])
+				if fn == "" || strings.HasPrefix(fn, "created by") {
+					break
+				}
+				if !standardLibrary(fn) && !hiddenFrame(fn) {
+					s.blockedIn = fn
+					s.at = strings.TrimSpace(lines[i+1])
+					if j := strings.LastIndex(s.at, " +0x"); j > 0 {
+						s.at = s.at[:j]
+					}
+					break
+				}
+			}
 		}
-		if hiddenFrame(top) || strings.HasPrefix(top, "runtime") {
-			continue
-		}
-		return top, true
 	}
-	return "", false
+	s.forGood = stuckWaits && !canRun
+	return s
+}
+
+// funcName is the function of a traceback's frame line ("pkg.F(0x1, ...)").
+func funcName(line string) string {
+	if i := strings.LastIndexByte(line, '('); i > 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// standardLibrary reports whether the function fn ("path/to/pkg.Func", "pkg.(*T).M") is of
+// the standard library: its import path's first element has no dot.
+func standardLibrary(fn string) bool {
+	first, _, _ := strings.Cut(fn, "/")
+	return !strings.Contains(first, ".") || strings.HasPrefix(fn, "main.")
+}
+
+// packageOf returns the import path of the package of function fn.
+func packageOf(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	dot := strings.IndexByte(fn[slash+1:], '.')
+	if dot < 0 {
+		return fn
+	}
+	return fn[:slash+1+dot]
+}
+
+// uninstrumentedModule returns the module of the package path pkg when it is one of the
+// modules the test binary links without instrumenting them (INTERLEAVE_UNINSTRUMENTED, set by
+// whoever built it), or "".
+func uninstrumentedModule(pkg string) string {
+	best := ""
+	for _, m := range strings.Split(os.Getenv("INTERLEAVE_UNINSTRUMENTED"), ",") {
+		if m != "" && (pkg == m || strings.HasPrefix(pkg, m+"/")) && len(m) > len(best) {
+			best = m
+		}
+	}
+	return best
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -265,7 +265,8 @@ twice.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
 
-Exit status: 0 no bug found, 1 a bug found, 2 the tool could not run.
+Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored), 2 the
+tool could not run.
 `
 
 // testOutcome is what one test's run came to.
@@ -363,11 +364,13 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	} else if f.verbose {
 		out.warn("interleave: run summary in " + path)
 	}
+	// A bug found is what the run is for: it decides the status even when another test
+	// could not be explored (its error was printed).
 	switch {
-	case failures > 0:
-		return errQuiet
 	case bugs > 0:
 		return errBug
+	case failures > 0:
+		return errQuiet
 	}
 	return nil
 }
@@ -526,7 +529,7 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	cmd := instrument.Command(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = p.Dir
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1", p.BuildEnv()), env...)
+	cmd.Env = append(append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1"), p.BuildEnv()...), env...)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }

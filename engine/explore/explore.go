@@ -162,7 +162,9 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	switch {
 	case rep.Err != nil:
 		fail(rep, "%s: %v", s.Name(), rep.Err)
-	case rep.Stopped == "limitation":
+	case rep.Stopped == "limitation" && rep.First == nil:
+		// An abandoned execution hides no bug found before it (-keep-going): the bug is
+		// reported below, with the limitation among the event's.
 		fail(rep, "%s", rep.Limitations[len(rep.Limitations)-1].Message)
 	case rep.Stopped == "skipped":
 		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -128,5 +129,25 @@ func TestEnvironmentOverrides(t *testing.T) {
 	r, _ = exploreOn(t, "TestEnv", func(t *explore.T) {})
 	if !r.fatal || !strings.Contains(r.errors[0], `unknown strategy "nosuch"`) {
 		t.Fatalf("errors %q", r.errors)
+	}
+}
+
+// A bug found before an execution is abandoned by the watchdog (-keep-going) is reported, not
+// replaced by the limitation.
+func TestAbandonedExecutionHidesNoBug(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	runs := 0
+	r, rep := exploreOn(t, "TestFailsThenHangs", func(t *explore.T) {
+		runs++
+		engine.Gosched("h.go:1")
+		if runs == 1 {
+			t.Errorf("first run fails")
+			return
+		}
+		<-release // not instrumented: blocked outside the engine
+	}, explore.ScheduleDir(t.TempDir()), explore.KeepGoing(), explore.Watchdog(100*time.Millisecond), explore.Strategy("random", nil), explore.Minimize(0), explore.Points(engine.PointsSync))
+	if r.fatal || rep == nil || rep.First == nil || rep.Stopped != "limitation" || len(r.errors) != 1 || !strings.Contains(r.errors[0], "first run fails") {
+		t.Fatalf("fatal=%v errors=%q report=%+v: want the first run's bug reported", r.fatal, r.errors, rep)
 	}
 }

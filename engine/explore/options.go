@@ -66,6 +66,10 @@ func KeepGoing() Option { return func(o *options) { o.config.KeepGoing = true } 
 // MaxSteps sets the livelock bound: an execution longer than n steps is a livelock.
 func MaxSteps(n int) Option { return func(o *options) { o.config.MaxSteps = n } }
 
+// Watchdog sets how long a goroutine may go without reaching a scheduling point before its
+// execution is abandoned (engine.Config.Watchdog).
+func Watchdog(d time.Duration) Option { return func(o *options) { o.config.Watchdog = d } }
+
 // StrictLeaks reports goroutines that go on after the test returned as leaks instead of a
 // notice (engine.Config.StrictLeaks).
 func StrictLeaks(on bool) Option { return func(o *options) { o.config.StrictLeaks = on } }

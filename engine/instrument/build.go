@@ -172,10 +172,17 @@ type Package struct {
 	// Build identifies the test binary by its sources (see buildIdentity); whoever runs the
 	// binary passes it in INTERLEAVE_BUILD (BuildEnv), and schedule files record it.
 	Build string
+	// Uninstrumented lists the modules of packages the test binary links that were not
+	// instrumented, so that the engine can name the one a goroutine blocks in (BuildEnv).
+	Uninstrumented []string
 }
 
-// BuildEnv is the environment variable that gives a test binary its build identity.
-func (p *Package) BuildEnv() string { return "INTERLEAVE_BUILD=" + p.Build }
+// BuildEnv is the environment that tells a test binary about its build: its identity
+// (INTERLEAVE_BUILD) and the modules it links that were not instrumented
+// (INTERLEAVE_UNINSTRUMENTED, comma-separated).
+func (p *Package) BuildEnv() []string {
+	return []string{"INTERLEAVE_BUILD=" + p.Build, "INTERLEAVE_UNINSTRUMENTED=" + strings.Join(p.Uninstrumented, ",")}
+}
 
 // Result is what Build made.
 type Result struct {
@@ -451,6 +458,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		if pkg.Build, err = buildIdentity(t.main, rt, cfg.BuildFlags, instrumented); err != nil {
 			return nil, err
 		}
+		pkg.Uninstrumented = uninstrumentedModules(t.main, instrumented)
 		pkg.Binary = filepath.Join(cfg.Work, "bin", strings.ReplaceAll(pkg.ImportPath, "/", "_")+".test")
 		args := []string{"test", "-c", "-o", pkg.Binary, "-overlay", overlayPath}
 		args = append(args, modArgs...)
@@ -478,6 +486,23 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	})
 	res.Problems = dedupProblems(res.Problems)
 	return res, nil
+}
+
+// uninstrumentedModules lists the modules of the packages root links (the standard library's
+// and the runtime copy's left out) that instrumented does not accept, sorted.
+func uninstrumentedModules(root *packages.Package, instrumented func(*packages.Package) bool) []string {
+	mods := map[string]bool{}
+	packages.Visit([]*packages.Package{root}, nil, func(p *packages.Package) {
+		if p.Module != nil && p.Module.Path != runtimeModule && !instrumented(p) {
+			mods[p.Module.Path] = true
+		}
+	})
+	out := make([]string, 0, len(mods))
+	for m := range mods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // modFile makes the alternate go.mod that requires the runtime copy, and returns the go

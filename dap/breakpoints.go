@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/go-dap"
+
+	"github.com/interleave-dev/interleave/engine/control"
 )
 
 // Breakpoints are on lines: the execution stops when a goroutine is about to execute a
@@ -107,6 +109,38 @@ func (s *Session) onSetExceptionBreakpointsRequest(req *dap.SetExceptionBreakpoi
 	s.send(&dap.SetExceptionBreakpointsResponse{Response: s.response(&req.Request)})
 }
 
+// bugDescription is the bug's message as the editor shows the paused execution: a goroutine
+// the message names (the blocked ones of a deadlock or leak: "\tG1 lock at bank.go:46:2") is
+// placed at the line its top stack frame highlights, and while the schedule has not reached
+// the bug yet, the step at which it does is said on the first line, not after the last
+// goroutine's.
+func bugDescription(bug *control.Bug, st *control.State) string {
+	lines := strings.Split(bug.Message, "\n")
+	for i, l := range lines[1:] {
+		var id int
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "G%d", &id); err != nil {
+			continue
+		}
+		g := goroutineOf(st, id)
+		at := strings.LastIndex(l, " at ")
+		if g == nil || len(g.Frames) == 0 || at < 0 {
+			continue
+		}
+		top := g.Frames[0]
+		lines[i+1] = fmt.Sprintf("%s at %s:%d", l[:at], filepath.Base(top.File), top.Line)
+	}
+	if st != nil && !st.Ended {
+		first := strings.TrimSuffix(lines[0], ":")
+		note := fmt.Sprintf(" (the schedule reaches this at step %d)", bug.Step)
+		if first != lines[0] {
+			lines[0] = first + note + ":"
+		} else {
+			lines[0] += note
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // filterOn reports whether the execution stops on a bug of this kind.
 func (s *Session) filterOn(kind string) bool {
 	return s.dbg.filters == nil || s.dbg.filters[kind]
@@ -126,10 +160,7 @@ func (s *Session) onExceptionInfoRequest(req *dap.ExceptionInfoRequest) {
 			}
 		}
 	}
-	desc := bug.Message
-	if !s.dbg.state.Ended {
-		desc = fmt.Sprintf("%s (the schedule reaches it at step %d)", bug.Message, bug.Step)
-	}
+	desc := bugDescription(bug, s.dbg.state)
 	s.send(&dap.ExceptionInfoResponse{Response: s.response(&req.Request), Body: dap.ExceptionInfoResponseBody{
 		ExceptionId: bug.Kind, Description: desc, BreakMode: "always",
 		Details: &dap.ExceptionDetails{Message: bug.Message, TypeName: bug.Kind, FullTypeName: fmt.Sprintf("%s in G%d at %s", bug.Kind, bug.G, bug.Pos), StackTrace: stack.String()},

@@ -198,6 +198,12 @@ func TestExploreSession(t *testing.T) {
 	if info.Body.ExceptionId != "deadlock" || !strings.Contains(info.Body.Details.Message, "G1 lock at bank.go:46:2") {
 		t.Errorf("exceptionInfo %+v", info.Body)
 	}
+	// The text shown in the editor names each goroutine at the line its top frame highlights,
+	// and says where the schedule reaches the deadlock on its first line.
+	if d := info.Body.Description; !strings.HasPrefix(d, "all goroutines are blocked (the schedule reaches this at step ") ||
+		!strings.Contains(d, "lock at bank.go:46\n") && !strings.HasSuffix(d, "lock at bank.go:46") || strings.Contains(d, ":46:2") {
+		t.Errorf("exception description %q", d)
+	}
 
 	// The goroutines: G0 waits in the test, G1 and G2 are in Transfer.
 	threads := c.threads()

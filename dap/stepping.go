@@ -110,7 +110,7 @@ func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason st
 		if bug != nil && s.filterOn(bug.Kind) {
 			reason = "exception"
 			body.Description = "Paused on " + bug.Kind
-			body.Text = bug.Message
+			body.Text = bugDescription(bug, st)
 			if st.Ended {
 				thread = bug.G + 1
 			}

@@ -63,6 +63,7 @@ func (t *T) finish() {
 		t.adopt(sub)
 	}
 	t.runCleanups()
+	t.completed = true
 	switch {
 	case t.isParallel:
 		Close(t.over, "testing.T.Run")

@@ -187,3 +187,51 @@ func TestArtifactDir(t *testing.T) {
 		}
 	}
 }
+
+func TestLogAfterTheTestCompletedPanics(t *testing.T) {
+	// As in Go: a goroutine that logs after its test returned panics, with Go's message; one
+	// that logs before, or is waited for, does not.
+	tests := []struct {
+		name string
+		body func(t *engine.T)
+		want string // the panic's message; "" for no bug
+	}{
+		{"log after the test", func(t *engine.T) {
+			engine.Go(func() {
+				engine.Gosched("l.go:1")
+				t.Logf("late %d", 1)
+			}, "l.go:2")
+		}, "Log in goroutine after TestLate has completed: late 1"},
+		{"log after a subtest", func(t *engine.T) {
+			done := engine.MakeChan[int](0, "l.go:3")
+			t.Run("sub", func(t *engine.T) {
+				engine.Go(func() {
+					engine.Recv(done, "l.go:4")
+					t.Log("late")
+				}, "l.go:5")
+			})
+			engine.Send(done, 1, "l.go:6")
+			engine.Gosched("l.go:7")
+			engine.Gosched("l.go:8")
+		}, "Log in goroutine after TestLate/sub has completed: late"},
+		{"log before the end", func(t *engine.T) {
+			done := engine.MakeChan[int](0, "l.go:9")
+			engine.Go(func() {
+				t.Log("in time")
+				engine.Send(done, 1, "l.go:10")
+			}, "l.go:11")
+			engine.Recv(done, "l.go:12")
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := engine.Explore(tt.body, engine.Config{Strategy: randomStrategy(2), Schedules: 50, Name: "TestLate"})
+			switch {
+			case tt.want == "" && rep.First != nil:
+				t.Fatalf("bug %v, want none", rep.First.Bug)
+			case tt.want != "" && (rep.First == nil || rep.First.Bug.Kind != engine.Panic || rep.First.Bug.Message != tt.want):
+				t.Fatalf("first bug %+v, want the panic %q", rep.First, tt.want)
+			}
+		})
+	}
+}

@@ -27,6 +27,9 @@ type T struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	parent   *T // the test of a subtest (Run)
+	// completed is set once the test's function, its subtests and its cleanups are done:
+	// logging or failing then panics, as in Go.
+	completed bool
 
 	// Subtests (subtest.go). paused is closed when the subtest's function calls Parallel or
 	// the subtest is over, whichever comes first; that is when its Run returns. A parallel
@@ -58,6 +61,9 @@ func (t *T) log(s string) {
 		return // the execution is over: teardown logs nothing of it
 	}
 	s = strings.TrimSuffix(s, "\n")
+	if t.completed {
+		panic("Log in goroutine after " + t.name + " has completed: " + s)
+	}
 	if _, file, line, ok := runtime.Caller(2); ok {
 		s = fmt.Sprintf("%s:%d: %s", shortFile(file), line, s)
 	}
@@ -68,6 +74,9 @@ func (t *T) log(s string) {
 func (t *T) Fail() { t.failAt(3, "test failed") }
 
 func (t *T) failAt(skip int, msg string) {
+	if t.completed && (t.e == nil || !t.e.aborting) {
+		panic("Fail in goroutine after " + t.name + " has completed")
+	}
 	t.failed = true
 	e := t.e
 	if e == nil || e.ended {

@@ -554,7 +554,7 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 // same scheduling points; the race detector failing at the first race when f's bug is one;
 // the step bound of a livelock).
 func (t *target) runCommand(f *schedule.File) control.Command {
-	c := control.Command{Cmd: "run", Steps: f.Steps, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
+	c := control.Command{Cmd: "run", Steps: f.Steps, DataSeed: f.DataSeed, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
 		Then: t.args.Then, Seed: t.args.Seed}
 	if f.Bug != nil {
 		c.ExceptionAt = f.Bug.Step - 1

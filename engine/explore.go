@@ -136,6 +136,7 @@ func Explore(body func(*T), cfg Config) *Report {
 	seen := make(map[uint64]struct{})
 	r := newRunner(cfg)
 	races := make(map[racePair]int)
+	fixedData := false // an execution drew math/rand values from the fixed seed
 	defer func() { rep.Elapsed = time.Since(start) }()
 	for {
 		switch {
@@ -153,11 +154,18 @@ func Explore(body func(*T), cfg Config) *Report {
 			rep.Stopped = "exhausted"
 			if x, ok := cfg.Strategy.(Exhauster); ok {
 				rep.Exhausted = x.Exhausted()
+				if fixedData {
+					// The search enumerated interleavings, not the values drawn.
+					rep.Exhausted += ", with math/rand's values held fixed (the same in every schedule)"
+				}
 			}
 			return rep
 		}
 		res := r.run(body, rep.First == nil)
 		cfg.Strategy.End(res)
+		if res.DrewData && res.DataSeed == 0 {
+			fixedData = true
+		}
 		rep.Schedules++
 		if len(res.Races) > 0 {
 			rep.addRaces(races, res.Races, rep.Schedules, func(fresh []*DataRace) { r.raceStacks(body, r.e, fresh) })

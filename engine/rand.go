@@ -15,8 +15,10 @@ import (
 // The global sources of those packages are seeded at random, so an execution that draws
 // from them could not be replayed. In a controlled goroutine, each function here draws
 // instead from its execution's own source (Exec.rand): a PCG made on first use with the same
-// fixed seed in every execution, shared by the functions of both packages. The values an
-// execution draws are then a function of its schedule: replaying a schedule draws them again.
+// seed the strategy gives the execution (DataSeeder: a randomized strategy's differs per
+// execution, a systematic strategy's is fixed), shared by the functions of both packages,
+// recorded in the schedule file. The values an execution draws are then a function of its
+// schedule and that seed: replaying the schedule draws them again.
 // The results have the packages' types and semantics: the v1 functions are the methods of a
 // math/rand.Rand over that source, the v2 functions those of a math/rand/v2.Rand, so that
 // distributions and the panics on bad arguments ("invalid argument to Intn") are the
@@ -41,8 +43,8 @@ type randSource struct {
 	v1  *randv1.Rand
 }
 
-func newRandSource() *randSource {
-	pcg := rand.NewPCG(randSeed1, randSeed2)
+func newRandSource(seed uint64) *randSource {
+	pcg := rand.NewPCG(randSeed1^seed, randSeed2)
 	return &randSource{pcg: pcg, v2: rand.New(pcg), v1: randv1.New(v1Source{pcg})}
 }
 
@@ -61,7 +63,12 @@ func randOf(pos Pos) *randSource {
 		return nil
 	}
 	if e.rand == nil {
-		e.rand = newRandSource()
+		var seed uint64
+		if ds, ok := e.strategy.(DataSeeder); ok {
+			seed = ds.DataSeed()
+		}
+		e.rand = newRandSource(seed)
+		e.result.DataSeed, e.result.DrewData = seed, true
 	}
 	return e.rand
 }

@@ -110,6 +110,10 @@ type Result struct {
 	// Races are the data races the detector found in this execution (Config.Races), each
 	// pair of source positions once.
 	Races []DataRace
+	// DrewData is set when the execution drew math/rand values, and DataSeed is the seed
+	// they came from (DataSeeder; 0: the fixed seed).
+	DrewData bool
+	DataSeed uint64
 	// Background lists the goroutines that went on after the test returned (background.go),
 	// when the execution ended because of them: not a bug.
 	Background []GoroutineState

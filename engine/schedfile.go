@@ -40,6 +40,7 @@ func NewScheduleFile(r *Result, info TestInfo, s Strategy, execution int) *sched
 	if r.Bug != nil {
 		f.Bug = fileBug(r.Bug)
 	}
+	f.DataSeed = r.DataSeed
 	return f
 }
 

@@ -30,6 +30,16 @@ type Strategy interface {
 	End(r *Result)
 }
 
+// DataSeeder is implemented by strategies that give each execution its own source of data
+// nondeterminism: DataSeed is the seed of the execution's math/rand values (rand.go), 0 for
+// the fixed seed. Randomized strategies derive it from the execution's seed, so a bug behind
+// rand.Intn(2) == 0 is reached in about half the executions; the replay strategy gives the
+// recorded one. A strategy that does not implement it (DFS, IPB, IDB, PERIOD) explores every
+// execution with the same values: its claim of exhaustiveness says so.
+type DataSeeder interface {
+	DataSeed() uint64
+}
+
 // Exhauster is implemented by strategies whose space can be exhausted. After Begin has
 // returned false, Exhausted describes what was covered, for example "all 1204 schedules with
 // ≤ 2 delays explored".

@@ -24,6 +24,9 @@ type Command struct {
 	// previous run again (a long schedule is sent once).
 	Steps     []schedule.Step `json:"steps,omitempty"`
 	SameSteps bool            `json:"sameSteps,omitempty"`
+	// DataSeed is the seed of the execution's math/rand values, as the schedule file records
+	// it (0: the fixed seed); SameSteps keeps the previous run's.
+	DataSeed uint64 `json:"dataSeed,omitempty"`
 	// Stop pauses the execution when Stop steps have been executed (at the decision of step
 	// Stop+1); -1 runs as "continue" does.
 	Stop int `json:"stop"`

@@ -51,8 +51,9 @@ type session struct {
 	cmu      sync.Mutex
 	cancel   context.CancelFunc // the exploration in progress
 
-	strat *debugStrategy
-	steps []schedule.Step // of the last run
+	strat    *debugStrategy
+	steps    []schedule.Step // of the last run
+	dataSeed uint64          // of the last run
 }
 
 // read decodes commands. "cancel" and "pause" act at once (an exploration or a running
@@ -216,10 +217,10 @@ func (s *session) run(c Command) (st *State, restart *Command, quit bool) {
 	// A pause that arrived after the previous execution's last step is stale.
 	s.pauseReq.Store(false)
 	if c.SameSteps {
-		c.Steps = s.steps
+		c.Steps, c.DataSeed = s.steps, s.dataSeed
 	}
-	s.steps = c.Steps
-	d := &debugStrategy{s: s, plan: c.Steps, following: true, exceptionAt: c.ExceptionAt}
+	s.steps, s.dataSeed = c.Steps, c.DataSeed
+	d := &debugStrategy{s: s, plan: c.Steps, following: true, exceptionAt: c.ExceptionAt, dataSeed: c.DataSeed}
 	if c.Then != "" {
 		name, params, err := strategy.Parse(c.Then)
 		if err == nil {

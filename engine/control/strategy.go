@@ -36,7 +36,12 @@ type debugStrategy struct {
 
 	restart *Command
 	quit    bool
+	// dataSeed is the seed of the execution's math/rand values (engine.DataSeeder).
+	dataSeed uint64
 }
+
+// DataSeed implements engine.DataSeeder.
+func (d *debugStrategy) DataSeed() uint64 { return d.dataSeed }
 
 func (d *debugStrategy) setBreakpoints(bps []string) {
 	d.breakpoints = make(map[string]bool, len(bps))

@@ -361,6 +361,7 @@ func (m *minimizer) try(cur *basis, keep []int) (accepted bool, stop string) {
 		cur.emptyTried = true
 	}
 	g := newGuided(cur, keep)
+	g.dataSeed = m.orig.DataSeed
 	m.res.Candidates++
 	r := m.run(g, m.opts.MaxSteps)
 	switch {
@@ -401,7 +402,7 @@ func (m *minimizer) try(cur *basis, keep []int) (accepted bool, stop string) {
 // file describes the execution r as a minimized schedule file of the original test.
 func (m *minimizer) file(r *engine.Result) *schedule.File {
 	f := engine.NewScheduleFile(r, m.orig.Test, nil, 0)
-	f.Points, f.RacyPoints = m.orig.Points, m.orig.RacyPoints
+	f.Points, f.RacyPoints, f.DataSeed = m.orig.Points, m.orig.RacyPoints, m.orig.DataSeed
 	if m.orig.Strategy.Name == StrategyName {
 		f.Strategy = schedule.Strategy{Name: StrategyName, Params: maps.Clone(m.orig.Strategy.Params)}
 		return f
@@ -537,7 +538,12 @@ type guided struct {
 	keep    map[point]engine.GID
 	choices map[point]int // choices so far per (g, c)
 	begun   bool
+	// dataSeed is the original execution's math/rand seed: a candidate draws the same values.
+	dataSeed uint64
 }
+
+// DataSeed implements engine.DataSeeder.
+func (g *guided) DataSeed() uint64 { return g.dataSeed }
 
 func newGuided(b *basis, keep []int) *guided {
 	g := &guided{b: b, keep: make(map[point]engine.GID, len(keep)), choices: make(map[point]int)}

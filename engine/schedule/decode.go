@@ -48,6 +48,7 @@ type (
 		Execution int         `json:"execution"`
 		Points    string      `json:"points"`
 		Racy      []string    `json:"racyPoints"`
+		DataSeed  string      `json:"dataSeed"`
 		Result    *wireResult `json:"result"`
 		Bug       *wireBug    `json:"bug"`
 		Steps     *[]wireStep `json:"steps"`
@@ -109,6 +110,13 @@ func decode(data []byte, path string) (*File, error) {
 		return nil, jsonError(data, path, err)
 	}
 	f := &File{Execution: w.Execution, Points: w.Points, RacyPoints: w.Racy}
+	if w.DataSeed != "" {
+		seed, err := strconv.ParseUint(w.DataSeed, 10, 64)
+		if err != nil {
+			return nil, errorf(path, ErrInvalid, 0, 0, "dataSeed %q is not an unsigned integer", w.DataSeed)
+		}
+		f.DataSeed = seed
+	}
 	switch f.Points {
 	case "", "all", "sync", "racy":
 	default:

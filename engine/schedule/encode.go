@@ -34,6 +34,9 @@ func (f *File) Encode(w io.Writer) error {
 	if len(f.RacyPoints) > 0 {
 		fmt.Fprintf(&b, "  \"racyPoints\": %s,\n", marshal(f.RacyPoints))
 	}
+	if f.DataSeed != 0 {
+		fmt.Fprintf(&b, "  \"dataSeed\": \"%d\",\n", f.DataSeed)
+	}
 	res := wireResult{Steps: f.Result.Steps, Goroutines: f.Result.Goroutines, Preemptions: f.Result.Preemptions}
 	if f.Result.Fingerprint != 0 {
 		res.Fingerprint = fmt.Sprintf("%016x", f.Result.Fingerprint)

@@ -58,6 +58,9 @@ type File struct {
 	// points in mode "racy". A replay must use the same points to make the same decisions.
 	Points     string
 	RacyPoints []string
+	// DataSeed is the seed of the execution's math/rand values (0: the fixed seed of
+	// strategies that hold them fixed, and of files written before it was recorded).
+	DataSeed uint64
 	// Result summarizes the execution.
 	Result Summary
 	// Bug is what went wrong, nil if the execution passed.

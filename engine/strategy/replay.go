@@ -55,6 +55,7 @@ type Replay struct {
 	thenBegun  bool
 	origName   string
 	origParams map[string]string
+	dataSeed   uint64 // the recorded execution's data seed (engine.DataSeeder)
 
 	begun     bool
 	next      int  // index in steps of the next decision
@@ -67,6 +68,11 @@ type Replay struct {
 
 // ReplayOption configures a Replay.
 type ReplayOption func(*Replay)
+
+// replayData gives the replayed execution the data seed it was recorded with.
+func replayData(seed uint64) ReplayOption {
+	return func(r *Replay) { r.dataSeed = seed }
+}
 
 // ReplayThen continues the execution with s once the recorded decisions are used up, instead
 // of stopping with a divergence. s.Begin is called when the replay begins and s.End when it
@@ -96,7 +102,7 @@ func NewReplay(steps []schedule.Step, opts ...ReplayOption) *Replay {
 // NewReplayFile returns a strategy that replays the schedule of f, naming f's strategy as
 // the original one. Check f against the test first (f.Check).
 func NewReplayFile(f *schedule.File, opts ...ReplayOption) *Replay {
-	opts = append([]ReplayOption{ReplayOf(f.Strategy.Name, f.Strategy.Params)}, opts...)
+	opts = append([]ReplayOption{ReplayOf(f.Strategy.Name, f.Strategy.Params), replayData(f.DataSeed)}, opts...)
 	return NewReplay(f.Steps, opts...)
 }
 

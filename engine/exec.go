@@ -42,6 +42,8 @@ type goroutine struct {
 	stack     []Frame
 
 	wakeAt int64 // OpSleep: virtual time to wake at
+	// since is the step at which the goroutine last ran or was last enabled (fair.go).
+	since int
 
 	vc vclock // the race detector's vector clock
 }
@@ -128,6 +130,7 @@ type Exec struct {
 	// goroutine was enabled; fairSteps is the bound at which it is made to yield (fair.go).
 	runLen    int
 	fairSteps int
+	starved   [1]GID // the choice offered when a goroutine starves (fair.go)
 
 	// numBase is the number of goroutines the process had when the exploration began
 	// (NumGoroutine).
@@ -245,6 +248,9 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 		return
 	}
 	g.enabled = on
+	if on {
+		g.since = e.steps
+	}
 	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
 	if on {
 		e.enabled = append(e.enabled, 0)
@@ -403,6 +409,11 @@ func (e *Exec) decide() *goroutine {
 	d := &e.decision
 	d.Step = e.steps
 	d.Enabled = e.enabled
+	d.starving = false
+	if e.fairSteps > 0 && e.steps&starveCheck == 0 && len(e.enabled) > 1 {
+		d.Enabled = e.unstarve()
+		d.starving = len(d.Enabled) == 1
+	}
 	d.Last = e.last
 	// A goroutine that is done is never enabled (exit disables it).
 	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled
@@ -412,11 +423,12 @@ func (e *Exec) decide() *goroutine {
 	}
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
-	if uint(id) >= uint(len(e.gs)) || !e.gs[id].enabled {
+	if uint(id) >= uint(len(e.gs)) || !e.gs[id].enabled || (d.starving && id != d.Enabled[0]) {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
 		return nil
 	}
 	next := e.gs[id]
+	next.since = e.steps
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}

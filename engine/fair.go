@@ -33,6 +33,40 @@ func (e *Exec) fairYield() bool {
 	return e.fairSteps > 0 && e.runLen >= e.fairSteps && len(e.enabled) > 1
 }
 
+// Fairness across goroutines. The rule above keeps one goroutine from running forever, but
+// two goroutines that hand a channel back and forth take turns, and a strategy that prefers
+// them (PCT's priorities, a DFS branch that never switches to the third) can pass over a third,
+// enabled goroutine forever, where Go's scheduler would run it: the execution ends at the step
+// bound, a false livelock that hides what the third goroutine would do. The rule, after the
+// fair stateless model checking of CHESS (Musuvathi & Qadeer, PLDI 2008: a thread that keeps
+// being passed over gets to run): a goroutine enabled and passed over for starveFactor ×
+// FairSteps steps is the only choice offered at the next decision. The choice is a function of
+// the schedule so far, so systematic strategies see one alternative there and replays make it
+// again. A spin loop that can never make progress still runs into the step bound.
+
+// starveFactor times FairSteps is how many steps an enabled goroutine can be passed over.
+const starveFactor = 4
+
+// starveCheck masks the steps at which starvation is looked for: every 64th, so that the rule
+// costs nothing on the hot path of the others.
+const starveCheck = 63
+
+// unstarve returns the goroutines the strategy may pick: the one that has waited longest, when
+// it was passed over for the bound, else every enabled goroutine.
+func (e *Exec) unstarve() []GID {
+	oldest := e.enabled[0]
+	for _, id := range e.enabled[1:] {
+		if e.gs[id].since < e.gs[oldest].since {
+			oldest = id
+		}
+	}
+	if e.steps-e.gs[oldest].since < starveFactor*e.fairSteps {
+		return e.enabled
+	}
+	e.starved[0] = oldest
+	return e.starved[:]
+}
+
 // countRun updates the run length of the last goroutine once next is picked.
 func (e *Exec) countRun(next GID) {
 	switch {

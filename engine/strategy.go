@@ -72,6 +72,10 @@ type Decision struct {
 	// Goroutines is the number of goroutines created so far in this execution.
 	Goroutines int
 
+	// starving is set when Enabled is only the goroutine the fairness rule makes run
+	// (fair.go): the others are enabled but not offered.
+	starving bool
+
 	e *Exec
 }
 
@@ -87,6 +91,9 @@ func (d *Decision) Pending(g GID) Op {
 func (d *Decision) IsEnabled(g GID) bool {
 	if g < 0 || int(g) >= len(d.e.gs) {
 		return false
+	}
+	if d.starving {
+		return g == d.Enabled[0]
 	}
 	x := d.e.gs[g]
 	return x.enabled && !x.done

@@ -1,6 +1,7 @@
 package strategy_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -67,5 +68,74 @@ func TestFairnessKeepsLivelocks(t *testing.T) {
 	rep := engine.Explore(body, engine.Config{Strategy: strategy.NewDFS(), Schedules: 1, MaxSteps: 10_000})
 	if rep.First == nil || rep.First.Bug.Kind != engine.Livelock {
 		t.Fatalf("got %+v, want a livelock", rep.First)
+	}
+}
+
+// turnTaking is two goroutines that hand a value back and forth until a third closes done: a
+// correct program under Go's scheduler, which runs the third eventually. With deadlock set,
+// the test then waits for one goroutine too many: the deadlock that a strategy passing over
+// the third forever would hide behind a livelock at the step bound.
+func turnTaking(deadlock bool) func(t *engine.T) {
+	return func(t *engine.T) {
+		done := engine.MakeChan[struct{}](0, "t.go:1")
+		ping := engine.MakeChan[int](0, "t.go:2")
+		pong := engine.MakeChan[int](0, "t.go:3")
+		var wg sync.WaitGroup
+		n := 3
+		if deadlock {
+			n = 4
+		}
+		engine.WGAdd(&wg, n, "t.go:4")
+		engine.Go(func() {
+			defer engine.WGDone(&wg, "t.go:5")
+			for {
+				if engine.Select("t.go:6", false, engine.RecvCase(done), engine.SendCase(ping, 1)) == 0 {
+					return
+				}
+				if engine.Select("t.go:7", false, engine.RecvCase(done), engine.RecvCase(pong)) == 0 {
+					return
+				}
+			}
+		}, "t.go:8")
+		engine.Go(func() {
+			defer engine.WGDone(&wg, "t.go:9")
+			for {
+				if engine.Select("t.go:10", false, engine.RecvCase(done), engine.RecvCase(ping)) == 0 {
+					return
+				}
+				if engine.Select("t.go:11", false, engine.RecvCase(done), engine.SendCase(pong, 2)) == 0 {
+					return
+				}
+			}
+		}, "t.go:12")
+		engine.Go(func() {
+			defer engine.WGDone(&wg, "t.go:13")
+			engine.Close(done, "t.go:14")
+		}, "t.go:15")
+		engine.WGWait(&wg, "t.go:16")
+	}
+}
+
+// TestFairnessAcrossGoroutines: two goroutines taking turns cannot keep a third, enabled one
+// from running: the correct program passes under every strategy, and the one whose third
+// goroutine deadlocks is reported as the deadlock, not as a livelock at the step bound.
+// Without the rule (mutation: a starvation bound too large to reach), PCT reports livelocks.
+func TestFairnessAcrossGoroutines(t *testing.T) {
+	for _, name := range []string{"pct", "random", "dfs", "portfolio"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := strategy.New(name, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := engine.Explore(turnTaking(false), engine.Config{Strategy: s, Schedules: 200})
+			if rep.First != nil || rep.Err != nil {
+				t.Fatalf("correct program: bug %v (%v)", rep.First.Bug, rep.Err)
+			}
+			s, _ = strategy.New(name, nil, 1)
+			rep = engine.Explore(turnTaking(true), engine.Config{Strategy: s, Schedules: 200})
+			if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock {
+				t.Fatalf("deadlocking program: %+v, want the deadlock", rep.First)
+			}
+		})
 	}
 }

@@ -57,6 +57,36 @@ func (e *Exec) background() {
 	e.end()
 }
 
+// The step bound. An execution that reaches Config.MaxSteps without ending is a livelock only
+// with evidence that no goroutine can make progress: for the last livelockWindow steps (the
+// last half of a shorter execution), every
+// step only looked (a read, an atomic load, a yield, a channel's length) and none changed
+// anything — goroutines spinning on each other's flags. Otherwise the program was still
+// changing state (sending, locking, writing): a test that simply runs long, or goroutines that
+// take turns forever, which the engine cannot tell apart. That is reported as the step bound
+// reached (Result.StepBound, a notice), never as a bug of the user's code.
+
+// livelockWindow is how many of the last steps must only look for a livelock.
+const livelockWindow = 1000
+
+// stepBound ends an execution that reached the step bound.
+func (e *Exec) stepBound() {
+	window := e.trace[len(e.trace)-min(livelockWindow, (len(e.trace)+1)/2):]
+	polling := len(window) > 0
+	for _, s := range window {
+		if !s.isChoice() && s.op().IsWrite() {
+			polling = false
+			break
+		}
+	}
+	if polling {
+		e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps, and in the last %d the goroutines only looked (reads, atomic loads, yields) and changed nothing: a livelock", e.steps, len(window))}, e.cur)
+		return
+	}
+	e.result.StepBound = true
+	e.end()
+}
+
 // BackgroundNotice describes the goroutines that went on after the test returned
 // (Result.Background), in the schedules counted, for a person: one line per distinct go
 // statement and operation, not per goroutine.

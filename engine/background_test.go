@@ -140,3 +140,41 @@ func TestNothingIsFoundInTeardown(t *testing.T) {
 		t.Errorf("found in teardown: races %v, logs %v", rep.Races, rep.First.Logs)
 	}
 }
+
+func TestStepBoundIsALivelockOnlyWithEvidence(t *testing.T) {
+	// A correct test that runs past the step bound (a long producer and consumer) is the step
+	// bound reached, a notice; goroutines that only look at each other's flags are a livelock.
+	long := func(t *engine.T) {
+		c := engine.MakeChan[int](0, "p.go:1")
+		engine.Go(func() {
+			for i := 0; i < 30_000; i++ {
+				engine.Send(c, i, "p.go:3")
+			}
+			engine.Close(c, "p.go:4")
+		}, "p.go:2")
+		for {
+			if _, ok := engine.Recv2(c, "p.go:5"); !ok {
+				return
+			}
+		}
+	}
+	spin := func(t *engine.T) {
+		var a, b bool
+		engine.Go(func() {
+			for !engine.Load(&b, "s.go:2") {
+			}
+			engine.Store(&a, true, "s.go:3")
+		}, "s.go:1")
+		for !engine.Load(&a, "s.go:4") {
+		}
+		engine.Store(&b, true, "s.go:5")
+	}
+	rep := engine.Explore(long, engine.Config{Strategy: randomStrategy(1), Schedules: 2, MaxSteps: 20_000})
+	if rep.First != nil || rep.StepBound != 2 || rep.StepBoundAt != 1 {
+		t.Errorf("a long correct test: bug %v, %d schedules at the step bound: want no bug and 2", rep.First, rep.StepBound)
+	}
+	rep = engine.Explore(spin, engine.Config{Strategy: randomStrategy(1), Schedules: 2, MaxSteps: 20_000})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Livelock || !strings.Contains(rep.First.Bug.Message, "only looked") {
+		t.Errorf("goroutines spinning on each other: %+v, want a livelock", rep.First)
+	}
+}

@@ -397,7 +397,7 @@ func (e *Exec) decide() *goroutine {
 			e.background()
 			return nil
 		}
-		e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps: livelock or unbounded loop (raise the step bound if the test is just long)", e.steps)}, e.cur)
+		e.stepBound()
 		return nil
 	}
 	e.steps++

@@ -26,7 +26,8 @@ type Config struct {
 	Schedules int
 	// Time bounds the exploration's wall-clock time; 0 means no bound.
 	Time time.Duration
-	// MaxSteps is the livelock bound: an execution with more steps fails with a Livelock bug.
+	// MaxSteps is the step bound: an execution with more steps ends, as a Livelock bug when
+	// its goroutines were only polling, else with Result.StepBound set (background.go).
 	// 0 means DefaultMaxSteps; negative means no bound.
 	MaxSteps int
 	// KeepGoing goes on after the first bug, counting buggy schedules.
@@ -107,6 +108,10 @@ type Report struct {
 	// Races are the data races found (Config.Races), each pair of source positions once, in
 	// the order found.
 	Races []DataRace
+	// StepBound counts the executions that reached the step bound without evidence of a
+	// livelock (Result.StepBound), and StepBoundAt is the first of them.
+	StepBound   int
+	StepBoundAt int
 	// Background, when not nil, describes the goroutines that went on after the test
 	// returned (background.go): what the first such execution left, and how many did.
 	Background *BackgroundNotice
@@ -172,6 +177,12 @@ func Explore(body func(*T), cfg Config) *Report {
 		}
 		if cfg.OnExecution != nil {
 			cfg.OnExecution(rep.Schedules, res)
+		}
+		if res.StepBound {
+			if rep.StepBound == 0 {
+				rep.StepBoundAt = rep.Schedules
+			}
+			rep.StepBound++
 		}
 		if len(res.Background) > 0 {
 			if rep.Background == nil {

@@ -114,6 +114,9 @@ type Result struct {
 	// they came from (DataSeeder; 0: the fixed seed).
 	DrewData bool
 	DataSeed uint64
+	// StepBound is set when the execution reached Config.MaxSteps while its goroutines were
+	// still changing state: not a bug (background.go).
+	StepBound bool
 	// Background lists the goroutines that went on after the test returned (background.go),
 	// when the execution ended because of them: not a bug.
 	Background []GoroutineState

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -115,9 +116,15 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()
 	}
-	if rep.Background != nil {
-		e.Notice = rep.Background.String()
+	var notices []string
+	if rep.StepBound > 0 {
+		notices = append(notices, fmt.Sprintf("%d schedule(s), the first the %s, reached the step bound without ending while their goroutines still changed state (sends, locks, writes): "+
+			"a test that runs long or goroutines that take turns forever, not reported as a bug; raise -max-steps if the test is long", rep.StepBound, ordinal(rep.StepBoundAt)))
 	}
+	if rep.Background != nil {
+		notices = append(notices, rep.Background.String())
+	}
+	e.Notice = strings.Join(notices, "\n")
 	return e
 }
 
@@ -139,4 +146,19 @@ func bugEvent(r *engine.Result, path string) *EventBug {
 		path = abs
 	}
 	return &EventBug{Kind: string(b.Kind), Message: b.Message, Position: pos, Schedule: path, Preemptions: r.Preemptions, Step: b.Step}
+}
+
+// ordinal is n as "1st", "2nd", "3rd", "4th", ...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }

@@ -105,7 +105,7 @@ func Read(addr unsafe.Pointer, pos Pos) {
 		e.point(g, OpRead, uintptr(addr), pos)
 	}
 	if e.race != nil {
-		e.raceAccess(g, addr, false, pos)
+		e.raceAccess(g, addr, false, false, pos)
 	}
 }
 
@@ -119,7 +119,7 @@ func Write(addr unsafe.Pointer, pos Pos) {
 		e.point(g, OpWrite, uintptr(addr), pos)
 	}
 	if e.race != nil {
-		e.raceAccess(g, addr, true, pos)
+		e.raceAccess(g, addr, true, false, pos)
 	}
 }
 

@@ -30,6 +30,10 @@ func atomicPoint(kind OpKind, addr unsafe.Pointer, pos Pos) {
 	if g != nil {
 		e.point(g, kind, uintptr(addr), pos)
 		e.raceAtomic(g, kind, uintptr(addr))
+		if e.race != nil {
+			// The access itself, which races with an unordered plain access.
+			e.raceAccess(g, addr, kind != OpAtomicLoad, true, pos)
+		}
 	}
 }
 

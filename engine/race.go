@@ -81,6 +81,10 @@ type access struct {
 	g     GID
 	clock uint32 // g's own clock when it accessed
 	write bool
+	// atomic is set for an atomic operation's access: two atomic accesses never race (they
+	// are ordered by the atomics' own edges), an atomic and a plain one do when unordered,
+	// as Go's race detector reports.
+	atomic bool
 	pos   Pos
 	seq   int32 // the access's number in the execution, to find it again when replaying
 }
@@ -133,7 +137,7 @@ func (d *raceDetector) reset() {
 }
 
 // access checks an access by g to addr and records it.
-func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write bool, pos Pos) {
+func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool, pos Pos) {
 	if e.aborting {
 		// The execution is over: what deferred code does while it is torn down (reap) is
 		// not part of it, and finds no race.
@@ -165,18 +169,18 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write bool, pos Pos
 	}
 	w := &d.words[i]
 	vc := g.vc
-	cur := access{g: g.id, clock: vc.get(g.id), write: write, pos: pos, seq: d.seq}
-	if w.valid&1 != 0 && w.write.g != g.id && !w.write.happensBefore(vc) {
+	cur := access{g: g.id, clock: vc.get(g.id), write: write, atomic: atomic, pos: pos, seq: d.seq}
+	if w.valid&1 != 0 && w.write.g != g.id && !(atomic && w.write.atomic) && !w.write.happensBefore(vc) {
 		e.raceFound(g, w.write, cur)
 	}
 	if write {
 		if len(w.reads) > 0 {
 			for _, r := range w.reads {
-				if r.g != g.id && !r.happensBefore(vc) {
+				if r.g != g.id && !(atomic && r.atomic) && !r.happensBefore(vc) {
 					e.raceFound(g, r, cur)
 				}
 			}
-		} else if w.valid&2 != 0 && w.read.g != g.id && !w.read.happensBefore(vc) {
+		} else if w.valid&2 != 0 && w.read.g != g.id && !(atomic && w.read.atomic) && !w.read.happensBefore(vc) {
 			e.raceFound(g, w.read, cur)
 		}
 		w.write = cur

@@ -22,6 +22,8 @@ const (
 	shadowChan
 	shadowTimer
 	shadowTicker
+	shadowSyncMap
+	shadowPool
 )
 
 // lookup returns the shadow object of kind k at addr, creating it with mk on first sight.

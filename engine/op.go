@@ -60,6 +60,10 @@ const (
 	OpTimer
 	OpContext
 	OpWaitGroupDone
+	OpMapRead
+	OpMapWrite
+	OpPoolGet
+	OpPoolPut
 	numOpKinds
 )
 
@@ -94,6 +98,10 @@ var opNames = [numOpKinds]string{
 	OpTimer:         "timer",
 	OpContext:       "context",
 	OpWaitGroupDone: "wg.done",
+	OpMapRead:       "syncmap.read",
+	OpMapWrite:      "syncmap.write",
+	OpPoolGet:       "pool.get",
+	OpPoolPut:       "pool.put",
 }
 
 func (k OpKind) String() string {
@@ -117,7 +125,7 @@ func ParseOpKind(s string) (OpKind, bool) {
 // the same object are dependent unless both are reads (see the strategies of seed 001).
 func (k OpKind) IsWrite() bool {
 	switch k {
-	case OpRead, OpAtomicLoad, OpChanLen, OpNone, OpYield, OpStart:
+	case OpRead, OpAtomicLoad, OpChanLen, OpNone, OpYield, OpStart, OpMapRead:
 		return false
 	}
 	return true

@@ -85,8 +85,8 @@ type access struct {
 	// are ordered by the atomics' own edges), an atomic and a plain one do when unordered,
 	// as Go's race detector reports.
 	atomic bool
-	pos   Pos
-	seq   int32 // the access's number in the execution, to find it again when replaying
+	pos    Pos
+	seq    int32 // the access's number in the execution, to find it again when replaying
 }
 
 // happensBefore reports whether a happens before the current step of a goroutine with clock vc.

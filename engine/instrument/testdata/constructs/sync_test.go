@@ -160,3 +160,47 @@ func TestOnceAndCond(t *testing.T) {
 	wg.Wait()
 	say("turn %d", turn)
 }
+
+func TestSyncMapAndPool(t *testing.T) {
+	var m sync.Map
+	m.Store("a", 1)
+	v, ok := m.Load("a")
+	say("load %v %v", v, ok)
+	actual, loaded := m.LoadOrStore("b", 2)
+	say("loadorstore %v %v", actual, loaded)
+	prev, loaded := m.Swap("a", 3)
+	say("swap %v %v", prev, loaded)
+	say("cas %v %v", m.CompareAndSwap("a", 3, 4), m.CompareAndSwap("a", 3, 5))
+	say("cad %v", m.CompareAndDelete("b", 2))
+	v, loaded = m.LoadAndDelete("a")
+	say("loadanddelete %v %v", v, loaded)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.Store(i, i*i)
+		}()
+	}
+	wg.Wait()
+	sum := 0
+	m.Range(func(k, v any) bool {
+		sum += v.(int)
+		return true
+	})
+	say("range sum %d", sum)
+	load := m.Load
+	_, ok = load(2)
+	say("method value %v", ok)
+	m.Delete(0)
+	m.Clear()
+	_, ok = m.Load(1)
+	say("cleared %v", !ok)
+
+	made := 0
+	p := sync.Pool{New: func() any { made++; return new(int) }}
+	x := p.Get().(*int)
+	*x = 7
+	p.Put(x)
+	say("pool made %d", made)
+}

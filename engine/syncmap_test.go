@@ -82,3 +82,36 @@ func (a *alternating) Choose(c *engine.Choice) int {
 	a.n++
 	return a.n % 2
 }
+
+// TestWaitGroupAddFromZeroConcurrentWithWait: reusing a WaitGroup whose first Add is not
+// ordered after a previous Wait is a race on the WaitGroup, as Go's detector reports it.
+func TestWaitGroupAddFromZeroConcurrentWithWait(t *testing.T) {
+	rep := engine.Explore(func(t *engine.T) {
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 1, "w.go:1")
+		engine.Go(func() { engine.WGWait(&wg, "w.go:3") }, "w.go:2")
+		engine.WGDone(&wg, "w.go:4")
+		engine.WGAdd(&wg, 1, "w.go:5")
+		engine.WGDone(&wg, "w.go:6")
+	}, engine.Config{Strategy: randomStrategy(2), Schedules: 100, Races: true, KeepGoing: true})
+	found := false
+	for _, r := range rep.Races {
+		found = found || (r.A.Pos == "w.go:3" && r.B.Pos == "w.go:5") || (r.A.Pos == "w.go:5" && r.B.Pos == "w.go:3")
+	}
+	if !found {
+		t.Errorf("races %v: want the Add at w.go:5 with the Wait at w.go:3", rep.Races)
+	}
+	// Adds ordered after the Wait returned: no race.
+	rep = engine.Explore(func(t *engine.T) {
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 1, "o.go:1")
+		engine.Go(func() { engine.WGDone(&wg, "o.go:3") }, "o.go:2")
+		engine.WGWait(&wg, "o.go:4")
+		engine.WGAdd(&wg, 1, "o.go:5")
+		engine.Go(func() { engine.WGDone(&wg, "o.go:7") }, "o.go:6")
+		engine.WGWait(&wg, "o.go:8")
+	}, engine.Config{Strategy: randomStrategy(2), Schedules: 100, Races: true})
+	if rep.First != nil || len(rep.Races) != 0 {
+		t.Errorf("a WaitGroup reused after Wait returned: bug %v, races %v", rep.First, rep.Races)
+	}
+}

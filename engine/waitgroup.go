@@ -44,6 +44,11 @@ func wgAdd(wg *sync.WaitGroup, delta int, kind OpKind, pos Pos) {
 		e.raceRelease(g, &s.done)
 	}
 	v, w := s.counter, s.waiters
+	if delta > 0 && v == int32(delta) && e.race != nil {
+		// The first Add (from zero) must be synchronized with Wait: as package sync tells
+		// Go's race detector, it reads the semaphore that the first waiter writes.
+		e.raceAccess(g, wgSema(wg), false, false, pos)
+	}
 	if v < 0 {
 		panic("sync: negative WaitGroup counter")
 	}
@@ -57,6 +62,12 @@ func wgAdd(wg *sync.WaitGroup, delta int, kind OpKind, pos Pos) {
 	s.counter, s.waiters = 0, 0
 	s.sema += w
 	e.notify(&s.q)
+}
+
+// wgSema is the location the race detector checks for an Add from zero concurrent with a
+// Wait: the WaitGroup's second word, standing for package sync's semaphore field.
+func wgSema(wg *sync.WaitGroup) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(wg), 8)
 }
 
 // WGDone is wg.Done(): WGAdd(wg, -1, pos), recorded as its own operation ("wg.done").
@@ -80,6 +91,10 @@ func WGWait(wg *sync.WaitGroup, pos Pos) {
 	if s.counter == 0 {
 		e.raceAcquire(g, s.done)
 		return
+	}
+	if s.waiters == 0 && e.race != nil {
+		// The first waiter writes the semaphore the first Add reads (WGAdd).
+		e.raceAccess(g, wgSema(wg), true, false, pos)
 	}
 	s.waiters++
 	e.pointWait(g, OpWaitGroupWait, obj, pos, s, &s.q)

@@ -34,6 +34,9 @@ func (e *Exec) outlived() bool {
 // background ends an execution whose test returned while goroutines go on: a notice, or with
 // Config.StrictLeaks a Leak bug.
 func (e *Exec) background() {
+	if e.deadlockCycle() {
+		return
+	}
 	var left []*goroutine
 	for _, g := range e.gs {
 		if !g.done {
@@ -69,8 +72,63 @@ func (e *Exec) background() {
 // livelockWindow is how many of the last steps must only look for a livelock.
 const livelockWindow = 1000
 
+// A lock cycle: goroutines each blocked locking a sync.Mutex that the next one locked. None of
+// them can unlock anything, so unless a goroutine outside the cycle unlocks a mutex it did not
+// lock (legal in Go, and rare), they are deadlocked, even while other goroutines run on (a
+// ticker's). When an execution would end at the step bound or with goroutines going on after
+// the test, a cycle that is still closed then is reported as the deadlock it is.
+
+// lockCycle returns the goroutines of a lock cycle, each waiting for the next one's mutex, or
+// nil.
+func (e *Exec) lockCycle() []*goroutine {
+	holder := func(g *goroutine) *goroutine {
+		if g.done || g.enabled || g.pending.Kind != OpLock {
+			return nil
+		}
+		v, ok := e.shadow[shadowKey{g.pending.Obj, shadowMutex}]
+		if !ok {
+			return nil
+		}
+		m := v.(*mutexState)
+		if !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
+			return nil
+		}
+		return e.gs[m.owner]
+	}
+	for _, start := range e.gs {
+		var path []*goroutine
+		for g := start; g != nil && len(path) <= len(e.gs); g = holder(g) {
+			for i, p := range path {
+				if p == g {
+					return path[i:]
+				}
+			}
+			path = append(path, g)
+		}
+	}
+	return nil
+}
+
+// deadlockCycle reports a lock cycle as a deadlock, and says whether there was one.
+func (e *Exec) deadlockCycle() bool {
+	cycle := e.lockCycle()
+	if cycle == nil {
+		return false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d goroutines wait for each other's locks, while others go on:", len(cycle))
+	for i, g := range cycle {
+		fmt.Fprintf(&b, "\n\t%v %s (the mutex %v holds)", g.id, g.pending, cycle[(i+1)%len(cycle)].id)
+	}
+	e.fail(&Bug{Kind: Deadlock, Message: b.String(), G: cycle[0].id, Pos: cycle[0].pending.Pos}, nil)
+	return true
+}
+
 // stepBound ends an execution that reached the step bound.
 func (e *Exec) stepBound() {
+	if e.deadlockCycle() {
+		return
+	}
 	window := e.trace[len(e.trace)-min(livelockWindow, (len(e.trace)+1)/2):]
 	polling := len(window) > 0
 	for _, s := range window {

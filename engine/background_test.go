@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -176,5 +177,45 @@ func TestStepBoundIsALivelockOnlyWithEvidence(t *testing.T) {
 	rep = engine.Explore(spin, engine.Config{Strategy: randomStrategy(1), Schedules: 2, MaxSteps: 20_000})
 	if rep.First == nil || rep.First.Bug.Kind != engine.Livelock || !strings.Contains(rep.First.Bug.Message, "only looked") {
 		t.Errorf("goroutines spinning on each other: %+v, want a livelock", rep.First)
+	}
+}
+
+func TestLockCycleWhileOthersRun(t *testing.T) {
+	// Two goroutines take two mutexes in opposite orders while a third ticks forever: the
+	// lock-order deadlock is reported as a deadlock with its cycle, not as the step bound or
+	// as goroutines going on after the test; in the same program taking the locks in one
+	// order, nothing is reported but the ticking goroutine.
+	body := func(opposite bool) func(*engine.T) {
+		return func(t *engine.T) {
+			var a, b sync.Mutex
+			tk := engine.NewTicker(time.Millisecond, "c.go:1")
+			engine.Go(func() {
+				for {
+					engine.Recv(tk.C, "c.go:3")
+				}
+			}, "c.go:2")
+			engine.Go(func() {
+				engine.Lock(&a, "c.go:5")
+				engine.Lock(&b, "c.go:6")
+				engine.Unlock(&b, "c.go:7")
+				engine.Unlock(&a, "c.go:8")
+			}, "c.go:4")
+			first, second := &b, &a
+			if !opposite {
+				first, second = &a, &b
+			}
+			engine.Lock(first, "c.go:9")
+			engine.Lock(second, "c.go:10")
+			engine.Unlock(second, "c.go:11")
+			engine.Unlock(first, "c.go:12")
+		}
+	}
+	rep := engine.Explore(body(true), engine.Config{Strategy: randomStrategy(3), Schedules: 200, MaxSteps: 20_000})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock || !strings.Contains(rep.First.Bug.Message, "wait for each other's locks") {
+		t.Errorf("opposite orders: %+v, want the lock cycle as a deadlock", rep.First)
+	}
+	rep = engine.Explore(body(false), engine.Config{Strategy: randomStrategy(3), Schedules: 200, MaxSteps: 20_000})
+	if rep.First != nil {
+		t.Errorf("one order: bug %v, want none", rep.First.Bug)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"container/heap"
+	"math"
 	"time"
 )
 
@@ -27,8 +28,37 @@ type clock struct {
 	now    int64 // nanoseconds since Epoch
 	seq    uint64
 	timers timerHeap
-	// busy counts the steps since the clock last jumped (pass).
-	busy int
+	// busy counts the steps since the clock last jumped, and stepTime is the time a step
+	// takes now (pass); due is the earliest timer's deadline (noTimer when none), kept so
+	// that a step that fires nothing reads no heap.
+	busy     int
+	stepTime int64
+	due      int64
+	// wake is when pass must do more than count: the earlier of due and the instant the
+	// time a step takes doubles.
+	wake int64
+}
+
+// noTimer is clock.due when no timer is pending.
+const noTimer = math.MaxInt64
+
+// setDue updates due after the heap changed.
+func (c *clock) setDue() {
+	c.due = noTimer
+	if len(c.timers) > 0 {
+		c.due = c.timers[0].when
+	}
+	c.setWake()
+}
+
+// setWake computes wake from due, busy and stepTime.
+func (c *clock) setWake() {
+	c.wake = c.due
+	if c.busy/busyDoubling < maxStepShift {
+		if d := c.now + int64(busyDoubling-c.busy%busyDoubling)*c.stepTime; d < c.wake {
+			c.wake = d
+		}
+	}
 }
 
 // busyDoubling is the number of steps after which the time a step takes doubles (pass).
@@ -41,15 +71,24 @@ const maxStepShift = 40
 // pass is the time one step takes (see clock): it moves the clock, and fires the timers that
 // are due then.
 func (c *clock) pass(e *Exec) {
+	// Small enough to be inlined into decide: the rest is passSlow.
 	c.busy++
-	shift := c.busy / busyDoubling
-	if shift > maxStepShift {
-		shift = maxStepShift
+	c.now += c.stepTime
+	if c.now >= c.wake {
+		c.passSlow(e)
 	}
-	c.now += 1 << shift
-	if len(c.timers) > 0 && c.timers[0].when <= c.now {
-		c.fire(e)
+}
+
+// passSlow doubles the time a step takes every busyDoubling steps, and fires the timers due.
+func (c *clock) passSlow(e *Exec) {
+	if c.busy%busyDoubling == 0 && c.busy/busyDoubling <= maxStepShift {
+		c.stepTime = 1 << (c.busy / busyDoubling)
 	}
+	if c.now >= c.due {
+		c.fire(e) // sets wake
+		return
+	}
+	c.setWake()
 }
 
 // read is a reading of the clock: it moves it by 1ns, so that no two readings are equal.
@@ -75,6 +114,9 @@ func (c *clock) reset() {
 	c.now = 0
 	c.seq = 0
 	c.busy = 0
+	c.stepTime = 1
+	c.due = noTimer
+	c.setWake()
 	for _, t := range c.timers {
 		t.index = -1
 	}
@@ -96,6 +138,7 @@ func (c *clock) start(t *vtimer, d time.Duration) {
 	c.seq++
 	t.seq = c.seq
 	heap.Push(&c.timers, t)
+	c.setDue()
 }
 
 // stop removes t from the pending timers and reports whether it was pending.
@@ -104,6 +147,7 @@ func (c *clock) stop(t *vtimer) bool {
 		return false
 	}
 	heap.Remove(&c.timers, t.index)
+	c.setDue()
 	return true
 }
 
@@ -116,8 +160,8 @@ func (c *clock) advance(e *Exec) bool {
 	if w := c.timers[0].when; w > c.now {
 		c.now = w
 	}
-	c.busy = 0
-	c.fire(e)
+	c.busy, c.stepTime = 0, 1
+	c.fire(e) // sets wake
 	return true
 }
 
@@ -138,6 +182,7 @@ func (c *clock) fire(e *Exec) {
 		}
 		t.fire(e, t)
 	}
+	c.setDue()
 }
 
 type timerHeap []*vtimer

@@ -35,7 +35,7 @@ func TestExampleBugs(t *testing.T) {
 		{"lockorder/bank_test.go", 28, "deadlock", "TestOppositeTransfers", []string{"bank_test.go:28 G0 is blocked: wg.wait", "bank.go:46 G1 is blocked: lock", "bank.go:46 G2 is blocked: lock"}},
 		{"rlock/cache.go", 28, "deadlock", "TestLookupDuringPut", []string{"cache.go:28 G0 is blocked: rlock", "cache.go:48 G1 is blocked: lock"}},
 		{"timeout/store_test.go", 13, "fail", "TestProfile", nil},
-		{"wgadd/runner.go", 37, "panic", "TestRunnerWait", nil},
+		{"wgadd/runner_test.go", 26, "fail", "TestRunnerWait", nil},
 	}
 	find := func(r *lsptest.Records, w want) *protocol.Diagnostic {
 		for _, d := range r.Diagnostics(filepath.Join(ex, w.file)) {

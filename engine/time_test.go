@@ -183,6 +183,21 @@ func TestTimePassesWhileRunning(t *testing.T) {
 				engine.Gosched("f.go:6")
 			}
 		}},
+		{"a short timer fires while another goroutine runs", func(t *engine.T) {
+			c := engine.After(time.Nanosecond, "f.go:8")
+			stop := false
+			engine.Go(func() {
+				for !stop {
+					engine.Gosched("f.go:9")
+				}
+			}, "f.go:10")
+			for { // polls with select-default: time passes anyway
+				if _, ok := tmPoll(c, "f.go:11"); ok {
+					break
+				}
+			}
+			stop = true
+		}},
 		{"a loop bounded by a deadline ends", func(t *engine.T) {
 			deadline := engine.Now().Add(10 * time.Second)
 			for engine.Now().Before(deadline) {

@@ -175,3 +175,45 @@ func (n *BackgroundNotice) String() string {
 	}
 	return b.String()
 }
+
+// writeBlocked lists blocked goroutines one line per pending operation, in the order of their
+// first goroutine: "\tG1 send at x.go:3", or for several waiting at the same operation
+// "\tG1–G5000 (5000 goroutines) send at x.go:3", so that 50,000 goroutines blocked alike
+// are one line.
+func writeBlocked(b *strings.Builder, gs []*goroutine) {
+	var order []Op
+	ids := map[Op][]GID{}
+	for _, g := range gs {
+		op := Op{Kind: g.pending.Kind, Pos: g.pending.Pos} // the objects may differ: the lines would not
+		if len(ids[op]) == 0 {
+			order = append(order, op)
+		}
+		ids[op] = append(ids[op], g.id)
+	}
+	for _, op := range order {
+		list := ids[op]
+		if len(list) == 1 {
+			fmt.Fprintf(b, "\n\t%v %s", list[0], op)
+			continue
+		}
+		fmt.Fprintf(b, "\n\t%s (%d goroutines) %s", gidRanges(list), len(list), op)
+	}
+}
+
+// gidRanges writes goroutine ids with runs of consecutive ids as ranges: "G3–G7, G9".
+func gidRanges(ids []GID) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%v–%v", ids[i], ids[j]))
+		} else {
+			parts = append(parts, ids[i].String())
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}

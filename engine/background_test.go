@@ -219,3 +219,20 @@ func TestLockCycleWhileOthersRun(t *testing.T) {
 		t.Errorf("one order: bug %v, want none", rep.First.Bug)
 	}
 }
+
+func TestLeakMessageGroupsAlike(t *testing.T) {
+	// A thousand goroutines leaked at one send are one line of the leak's message.
+	rep := engine.Explore(func(t *engine.T) {
+		for range 1000 {
+			c := engine.MakeChan[int](0, "g.go:1")
+			engine.Go(func() { engine.Send(c, 1, "g.go:3") }, "g.go:2")
+		}
+	}, engine.Config{Strategy: randomStrategy(1), Schedules: 1})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Leak {
+		t.Fatalf("want the leak, got %+v", rep.First)
+	}
+	want := "the test returned, but 1000 goroutine(s) stay blocked forever:\n\tG1–G1000 (1000 goroutines) send at g.go:3"
+	if msg := rep.First.Bug.Message; msg != want {
+		t.Errorf("message:\n%s\nwant:\n%s", msg, want)
+	}
+}

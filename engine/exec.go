@@ -495,9 +495,7 @@ func (e *Exec) terminal() {
 	} else {
 		fmt.Fprintf(&b, "all goroutines are blocked:")
 	}
-	for _, g := range blocked {
-		fmt.Fprintf(&b, "\n\t%v %s", g.id, g.pending)
-	}
+	writeBlocked(&b, blocked)
 	bug := &Bug{Kind: kind, Message: b.String(), G: blocked[0].id, Pos: blocked[0].pending.Pos}
 	e.fail(bug, nil)
 }

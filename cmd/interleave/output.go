@@ -235,7 +235,9 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 	}
 	fmt.Fprintf(o.stdout, "    the schedule (%d steps, %d preemption(s)):\n", runs, b.Preemptions)
 	var buf strings.Builder
+	first := 1
 	if runs > maxShownSteps {
+		first = runs - maxShownSteps + 1
 		fmt.Fprintf(o.stdout, "    ... the first %d steps are not shown: interleave replay %s shows them\n", runs-maxShownSteps, b.Schedule)
 		n := 0
 		for i, s := range steps {
@@ -248,7 +250,7 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 			}
 		}
 	}
-	report.WriteSchedule(&buf, steps)
+	report.WriteScheduleFrom(&buf, steps, first)
 	fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
 }
 

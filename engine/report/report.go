@@ -58,10 +58,45 @@ func FormatFailure(rep *engine.Report, schedulePath, test string) string {
 	return b.String()
 }
 
-// WriteGoroutines writes each goroutine's state and stack.
+// WriteGoroutines writes each goroutine's state and stack. Goroutines with the same state,
+// pending operation, creation site and stack are one entry with their count and ids (as
+// panicparse groups a crash dump), and finished goroutines are counted, not listed.
 func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
+	type group struct {
+		first engine.GoroutineState
+		ids   []engine.GID
+	}
+	var groups []*group
+	index := map[string]*group{}
+	done := 0
 	for _, g := range gs {
-		fmt.Fprintf(w, "\n%v [%s]", g.ID, g.Status)
+		if g.Status == "done" && len(g.Stack) == 0 {
+			// Finished: nothing to show (a goroutine that panicked keeps its stack).
+			done++
+			continue
+		}
+		var key strings.Builder
+		fmt.Fprintf(&key, "%s|%s|%v|%s", g.Status, g.Pending, g.Parent, g.Created)
+		for _, f := range g.Stack {
+			fmt.Fprintf(&key, "|%s:%s:%d", f.Func, f.File, f.Line)
+		}
+		if gr, ok := index[key.String()]; ok && g.ID != 0 {
+			gr.ids = append(gr.ids, g.ID)
+			continue
+		}
+		gr := &group{first: g, ids: []engine.GID{g.ID}}
+		groups = append(groups, gr)
+		if g.ID != 0 {
+			index[key.String()] = gr
+		}
+	}
+	for _, gr := range groups {
+		g := gr.first
+		if len(gr.ids) > 1 {
+			fmt.Fprintf(w, "\n%d goroutines %s [%s]", len(gr.ids), idRanges(gr.ids), g.Status)
+		} else {
+			fmt.Fprintf(w, "\n%v [%s]", g.ID, g.Status)
+		}
 		if g.Pending.Kind != engine.OpNone && g.Status != "done" {
 			fmt.Fprintf(w, " %s", g.Pending)
 		}
@@ -76,13 +111,39 @@ func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
 			fmt.Fprintf(w, "    %s\n        %s:%d\n", fn, f.File, f.Line)
 		}
 	}
+	if done > 0 {
+		fmt.Fprintf(w, "\n(%d finished goroutine(s) not shown)\n", done)
+	}
 	fmt.Fprintln(w)
+}
+
+// idRanges writes goroutine ids, in the order given, with runs of consecutive ids as ranges:
+// "G3–G7, G9".
+func idRanges(ids []engine.GID) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%v–%v", ids[i], ids[j]))
+		} else {
+			parts = append(parts, ids[i].String())
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WriteSchedule writes a schedule as a table: step, goroutine, operation, position; data
 // choices are shown under the step that made them.
-func WriteSchedule(w io.Writer, steps []schedule.Step) {
-	n := 0
+func WriteSchedule(w io.Writer, steps []schedule.Step) { WriteScheduleFrom(w, steps, 1) }
+
+// WriteScheduleFrom is WriteSchedule for the tail of a schedule whose first step is step
+// number first: steps are numbered as in the whole schedule.
+func WriteScheduleFrom(w io.Writer, steps []schedule.Step, first int) {
+	n := first - 1
 	for _, s := range steps {
 		switch s.Kind {
 		case schedule.Run:

@@ -46,6 +46,10 @@ type fileRewriter struct {
 	base    int
 	posName string // the file name in positions passed to the engine
 	isTest  bool
+	// testHelpers is set for a file that is not a test file but imports package testing (a
+	// test-utility package, its assertions taking *testing.T): its testing.T and testing.TB
+	// are the harness's too, so that tests can pass it their per-schedule handle.
+	testHelpers bool
 	// pin, when set, is the language version the copy is compiled at (see langversion.go);
 	// with pinAll the file is copied even if nothing in it is rewritten.
 	pin    string
@@ -81,7 +85,7 @@ func newFileRewriter(fset *token.FileSet, pkg *types.Package, info *types.Info, 
 	return &fileRewriter{
 		fset: fset, pkg: pkg, info: info, file: file, src: src,
 		base:    fset.File(file.Pos()).Base(),
-		posName: posName, isTest: isTest,
+		posName: posName, isTest: isTest, testHelpers: !isTest && importsPath(file, "testing"),
 		repl:   make(map[ast.Node]func() string),
 		shared: make(map[*types.Var]bool),
 		used:   make(map[string]string),

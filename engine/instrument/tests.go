@@ -6,6 +6,7 @@ package instrument
 import (
 	"go/ast"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ func (r *fileRewriter) isTestingType(e ast.Expr, name string, ptr bool) bool {
 // types rewrites testing.T and testing.TB in type expressions to the harness's types, so that
 // test helpers take the per-schedule test handle.
 func (r *fileRewriter) types(n ast.Node) {
-	if n == nil || !r.isTest {
+	if n == nil || !(r.isTest || r.testHelpers) {
 		return
 	}
 	ast.Inspect(n, func(n ast.Node) bool {
@@ -95,4 +96,14 @@ func (r *fileRewriter) types(n ast.Node) {
 		}
 		return true
 	})
+}
+
+// importsPath reports whether file imports the package path.
+func importsPath(file *ast.File, path string) bool {
+	for _, imp := range file.Imports {
+		if p, err := strconv.Unquote(imp.Path.Value); err == nil && p == path {
+			return true
+		}
+	}
+	return false
 }

@@ -36,3 +36,8 @@ func counted(_ testing.TB, c *atomic.Int64, ctx context.Context) int64 {
 	}
 	return c.Add(1)
 }
+
+func TestHelperInNonTestFile(t *testing.T) {
+	Equal(t, 2+2, 4)
+	say("helper in a non-test file")
+}

@@ -195,7 +195,7 @@ func TestExploreSession(t *testing.T) {
 		t.Fatalf("stopped %+v: want the deadlock", st.Body)
 	}
 	info := c.call("exceptionInfo", map[string]any{"threadId": st.Body.ThreadId}).(*godap.ExceptionInfoResponse)
-	if info.Body.ExceptionId != "deadlock" || !strings.Contains(info.Body.Details.Message, "G1 lock at bank.go:46:2") {
+	if info.Body.ExceptionId != "deadlock" || !strings.Contains(info.Body.Details.Message, "lock at bank.go:46:2") {
 		t.Errorf("exceptionInfo %+v", info.Body)
 	}
 	// The text shown in the editor names each goroutine at the line its top frame highlights,

@@ -201,6 +201,21 @@ func (c *hchan) ready(s *sudog) bool {
 	return c.canRecv(s.op)
 }
 
+// parkedPartner reports whether a goroutine waiting to complete the rendezvous case s is
+// durably blocked in its operation (synctest.Wait found it so).
+func (c *hchan) parkedPartner(s *sudog) bool {
+	q := c.recvq
+	if !s.b.send {
+		q = c.sendq
+	}
+	for _, p := range q {
+		if g := p.op.g; g != nil && !p.op.done && g.parked() {
+			return true
+		}
+	}
+	return false
+}
+
 // match completes the waiting case s: its operation is done, the case taken.
 func (e *Exec) match(s *sudog) {
 	s.op.done = true

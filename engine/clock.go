@@ -37,6 +37,22 @@ type clock struct {
 	// wake is when pass must do more than count: the earlier of due and the instant the
 	// time a step takes doubles.
 	wake int64
+	// jumps counts the jumps of the clock (advance).
+	jumps int
+	// still stops the time steps and readings take, inside a testing/synctest bubble
+	// (synctest.go), where time moves only when every goroutine is blocked.
+	still bool
+}
+
+// stand stops (or restarts) the passing of time with steps and readings.
+func (c *clock) stand(still bool) {
+	c.still = still
+	c.stepTime = 1
+	if still {
+		c.stepTime = 0
+	}
+	c.busy = 0
+	c.setWake()
 }
 
 // noTimer is clock.due when no timer is pending.
@@ -54,7 +70,7 @@ func (c *clock) setDue() {
 // setWake computes wake from due, busy and stepTime.
 func (c *clock) setWake() {
 	c.wake = c.due
-	if c.busy/busyDoubling < maxStepShift {
+	if !c.still && c.busy/busyDoubling < maxStepShift {
 		if d := c.now + int64(busyDoubling-c.busy%busyDoubling)*c.stepTime; d < c.wake {
 			c.wake = d
 		}
@@ -81,7 +97,7 @@ func (c *clock) pass(e *Exec) {
 
 // passSlow doubles the time a step takes every busyDoubling steps, and fires the timers due.
 func (c *clock) passSlow(e *Exec) {
-	if c.busy%busyDoubling == 0 && c.busy/busyDoubling <= maxStepShift {
+	if !c.still && c.busy%busyDoubling == 0 && c.busy/busyDoubling <= maxStepShift {
 		c.stepTime = 1 << (c.busy / busyDoubling)
 	}
 	if c.now >= c.due {
@@ -93,7 +109,9 @@ func (c *clock) passSlow(e *Exec) {
 
 // read is a reading of the clock: it moves it by 1ns, so that no two readings are equal.
 func (c *clock) read() time.Time {
-	c.now++
+	if !c.still {
+		c.now++
+	}
 	return c.Now()
 }
 
@@ -115,6 +133,8 @@ func (c *clock) reset() {
 	c.seq = 0
 	c.busy = 0
 	c.stepTime = 1
+	c.still = false
+	c.jumps = 0
 	c.due = noTimer
 	c.setWake()
 	for _, t := range c.timers {
@@ -161,6 +181,10 @@ func (c *clock) advance(e *Exec) bool {
 		c.now = w
 	}
 	c.busy, c.stepTime = 0, 1
+	c.jumps++
+	if c.still {
+		c.stepTime = 0
+	}
 	c.fire(e) // sets wake
 	return true
 }

@@ -44,6 +44,14 @@ type goroutine struct {
 	wakeAt int64 // OpSleep: virtual time to wake at
 	// since is the step at which the goroutine last ran or was last enabled (fair.go).
 	since int
+	// parkedEpoch and parkedSince record that synctest.Wait found the goroutine durably
+	// blocked (synctest.go): it still is while the epoch is the execution's and since has
+	// not changed.
+	parkedEpoch int
+	parkedSince int
+	// blockedJumps is the number of clock jumps when the goroutine was last disabled: once
+	// the clock jumped since, it has been blocked while every goroutine was (synctest.go).
+	blockedJumps int
 
 	vc vclock // the race detector's vector clock
 }
@@ -135,6 +143,9 @@ type Exec struct {
 	// numBase is the number of goroutines the process had when the exploration began
 	// (NumGoroutine).
 	numBase int
+
+	// parkEpoch counts the returns of synctest.Wait (synctest.go).
+	parkEpoch int
 
 	// strictLeaks is Config.StrictLeaks; testEnd is the virtual time at which the test body
 	// returned (background.go).
@@ -250,6 +261,8 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 	g.enabled = on
 	if on {
 		g.since = e.steps
+	} else {
+		g.blockedJumps = e.clock.jumps
 	}
 	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
 	if on {

@@ -409,7 +409,7 @@ func (e *Exec) chanPick(g *goroutine, o *chanOp) (int, bool) {
 		// default. When every ready case is a rendezvous, the default is an alternative too.
 		soft := true
 		for _, i := range alts {
-			if c := o.sgs[i].c; c == nil || c.cap > 0 || c.closed {
+			if c := o.sgs[i].c; c == nil || c.cap > 0 || c.closed || c.parkedPartner(&o.sgs[i]) {
 				soft = false
 				break
 			}

@@ -28,7 +28,7 @@ func raceDiagnostics(all map[string][]protocol.Diagnostic) map[string][]protocol
 	return out
 }
 
-var raceMessage = regexp.MustCompile(`^data race: (read|write) of \S.* by G\d+ \((started at \w+_test\.go:\d+|the test)\) and (read|write) by G\d+( \(started at \w+_test\.go:\d+\)| \(the test\))?( at \w+(_test)?\.go:\d+)? — seen in [\d,]+ of [\d,]+ schedules of Test\w+$`)
+var raceMessage = regexp.MustCompile(`^data race: (read|write) of \S.* by G\d+ \((started at \w+(_test)?\.go:\d+|the test)\) and (read|write) by G\d+( \(started at \w+(_test)?\.go:\d+\)| \(the test\))?( at \w+(_test)?\.go:\d+)? — seen in [\d,]+ of [\d,]+ schedules of Test\w+$`)
 
 // TestRaceSuiteDiagnostics: for the race suite of testdata/races, a race warning on exactly
 // the lines marked "// race", on the accessed expression, with the other access and the

@@ -71,6 +71,8 @@ var specials = map[string]special{
 	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
 	"runtime.Gosched":           {fn: "Gosched"},
 	"runtime.NumGoroutine":      {fn: "NumGoroutine", noPos: true},
+	"testing/synctest.Test":     {fn: "SynctestTest"},
+	"testing/synctest.Wait":     {fn: "SynctestWait"},
 }
 
 // randPrefix names the engine functions of the top-level functions of math/rand and
@@ -90,7 +92,7 @@ func specialOf(fn *types.Func) (special, bool) {
 	}
 	path := fn.Pkg().Path()
 	switch path {
-	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2":
+	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest":
 	default:
 		return special{}, false
 	}

@@ -1,0 +1,61 @@
+package engine
+
+// testing/synctest under control. An execution is already what a synctest bubble is: its
+// goroutines run on a virtual clock that starts at midnight UTC on 2000-01-01 (Epoch) and
+// jumps when every goroutine is blocked. synctest.Test(t, f) therefore calls f with the
+// execution's test handle on the calling goroutine (its goroutines left blocked are the leak
+// the engine reports when the test returns), and synctest.Wait blocks until every other
+// goroutine of the execution is blocked.
+
+// SynctestTest is synctest.Test(t, f). Inside the bubble time does not pass while goroutines
+// run (clock.stand), as in Go's: a test that sleeps exactly as long as a timer it armed sees
+// both fire at the same instant.
+func SynctestTest(t *T, f func(*T), pos Pos) {
+	if e, g := current(pos); g != nil {
+		e.clock.stand(true)
+		defer e.clock.stand(false)
+	}
+	f(t)
+}
+
+// synctestWaiter is the blocker of a goroutine in synctest.Wait: it can go on once no other
+// goroutine can run.
+type synctestWaiter struct{}
+
+func (synctestWaiter) ready(g *goroutine) bool {
+	for _, id := range g.e.enabled {
+		if id != g.id {
+			return false
+		}
+	}
+	return true
+}
+
+// SynctestWait is synctest.Wait(): it returns once every other goroutine is blocked (re-checked
+// at every decision, as it depends on them all).
+func SynctestWait(pos Pos) {
+	e, g := current(pos)
+	if g == nil {
+		panic("synctest.Wait called from outside a synctest bubble")
+	}
+	e.pointPoll(g, OpYield, 0, pos, synctestWaiter{})
+	// Every other goroutine is now durably blocked, in its operation and not only at it: a
+	// select with a default that finds one of them as its partner takes the case, as Go's
+	// does after Wait (select.go).
+	e.parkEpoch++
+	for _, o := range e.gs {
+		if o != g && !o.done && !o.enabled {
+			o.parkedEpoch, o.parkedSince = e.parkEpoch, o.since
+		}
+	}
+}
+
+// parked reports whether g is durably blocked in its operation, not merely arriving at it:
+// synctest.Wait found it so and it has not moved since, or the clock jumped while it was
+// blocked — every goroutine was blocked then, and time passed: in Go it has parked.
+func (g *goroutine) parked() bool {
+	if g.enabled || g.done {
+		return false
+	}
+	return g.e.clock.jumps > g.blockedJumps || (g.e.parkEpoch > 0 && g.parkedEpoch == g.e.parkEpoch && g.parkedSince == g.since)
+}

@@ -291,3 +291,19 @@ func TestForeignGoroutinePassesThrough(t *testing.T) {
 		t.Fatalf("foreign operations not reported: %+v", rep.Limitations)
 	}
 }
+
+func TestStandardLibraryFrames(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"sync.runtime_SemacquireWaitGroup":           true,
+		"sync.(*WaitGroup).Wait":                     true,
+		"net/http.(*Client).Do":                      true,
+		"golang.org/x/sync/singleflight.(*Group).Do": false,
+		"github.com/a/b.(*T).M":                      false,
+		"example.com/m.F":                            false,
+		"main.main":                                  false,
+	} {
+		if got := engine.StandardLibrary(fn); got != want {
+			t.Errorf("standardLibrary(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}

@@ -175,8 +175,8 @@ func funcName(line string) string {
 // standardLibrary reports whether the function fn ("path/to/pkg.Func", "pkg.(*T).M") is of
 // the standard library: its import path's first element has no dot.
 func standardLibrary(fn string) bool {
-	first, _, _ := strings.Cut(fn, "/")
-	return !strings.Contains(first, ".") || strings.HasPrefix(fn, "main.")
+	first, _, _ := strings.Cut(packageOf(fn), "/")
+	return !strings.Contains(first, ".") && !strings.HasPrefix(fn, "main.")
 }
 
 // packageOf returns the import path of the package of function fn.

@@ -130,7 +130,9 @@ func TestCheckReproduced(t *testing.T) {
 		{"other step", func(r *engine.Result) { r.Bug.Step++ }, "found another bug: step"},
 		{"other kind", func(r *engine.Result) { r.Bug.Kind = engine.Panic }, "kind panic, not deadlock"},
 		{"other position", func(r *engine.Result) { r.Bug.Pos = "elsewhere.go:1" }, "position elsewhere.go:1, not sf.go:"},
-		{"other message", func(r *engine.Result) { r.Bug.Message = "boom" }, `message "boom"`},
+		// The message may hold what differs between processes (a stack trace through the
+		// engine, an address): the same kind at the same step and position is the same bug.
+		{"other message", func(r *engine.Result) { r.Bug.Message = "boom" }, ""},
 		{"diverged", func(r *engine.Result) { r.Err = errString("replay diverged at step 3: x, but y") }, "replay diverged at step 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -63,7 +63,7 @@ func (b *bencher) buildAll(ctx context.Context) map[string]*built {
 		if bl.pkg == nil {
 			continue
 		}
-		tests, err := listTests(ctx, bl.pkg, "")
+		tests, err := listTests(ctx, bl.pkg, "", "")
 		switch {
 		case err != nil:
 			bl.buildErr = err.Error()

@@ -90,6 +90,16 @@ func (o *output) warn(s string) {
 	fmt.Fprintln(o.stderr, s)
 }
 
+// noTestsToRun says that -run (or -skip) left no test of pkg, as go test does.
+func (o *output) noTestsToRun(pkg string) {
+	if o.json {
+		o.emit(jsonEvent{Action: "output", Package: pkg, Output: "testing: warning: no tests to run\n"})
+		o.emit(jsonEvent{Action: "pass", Package: pkg})
+		return
+	}
+	fmt.Fprintf(o.stdout, "ok  \t%s\t[no tests to run]\n", pkg)
+}
+
 func (o *output) noTests(pkg string) {
 	if o.json {
 		o.emit(jsonEvent{Action: "skip", Package: pkg})

@@ -41,7 +41,7 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 	}
 	for _, p := range res.Packages {
 		if p.ImportPath == f.Test.Package && p.Binary != "" {
-			tests, err := listTests(ctx, p, "^"+regexp.QuoteMeta(f.Test.Name)+"$")
+			tests, err := listTests(ctx, p, "^"+regexp.QuoteMeta(f.Test.Name)+"$", "")
 			if err != nil {
 				return nil, err
 			}

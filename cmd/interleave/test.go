@@ -28,6 +28,7 @@ import (
 // and packages in any order.
 type testFlags struct {
 	run        string
+	skip       string
 	strategy   string
 	params     map[string]string
 	schedules  int
@@ -102,6 +103,13 @@ func parseTestFlags(args []string) (*testFlags, error) {
 				_, err = regexp.Compile(f.run)
 				if err != nil {
 					err = fmt.Errorf("%w: -run %q: %v", errUsage, f.run, err)
+				}
+			}
+		case "skip":
+			f.skip, err = next()
+			if err == nil {
+				if _, err = regexp.Compile(f.skip); err != nil {
+					err = fmt.Errorf("%w: -skip %q: %v", errUsage, f.skip, err)
 				}
 			}
 		case "strategy":
@@ -234,7 +242,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-strategy name] [-param value ...]
+const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
@@ -329,20 +337,18 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			out.noTests(p.ImportPath)
 			continue
 		}
-		tests, err := listTests(ctx, p, f.run)
+		tests, err := listTests(ctx, p, f.run, f.skip)
 		if err != nil {
 			return err
+		}
+		if len(tests) == 0 {
+			// As go test: a package whose tests -run (or -skip) leaves none passes.
+			out.noTestsToRun(p.ImportPath)
+			continue
 		}
 		for _, t := range tests {
 			jobs = append(jobs, job{p, t})
 		}
-	}
-	if len(jobs) == 0 {
-		run := f.run
-		if run == "" {
-			return fmt.Errorf("no tests in %s", strings.Join(f.packages, " "))
-		}
-		return fmt.Errorf("no test matches -run %q in %s", run, strings.Join(f.packages, " "))
 	}
 	var outcomes []testOutcome
 	bugs, failures := 0, 0
@@ -426,7 +432,7 @@ func moduleOf(wd string, patterns []string) (string, []string) {
 // errQuiet is a tool failure already reported: exit status 2 without another message.
 var errQuiet = errors.New("quiet")
 
-func listTests(ctx context.Context, p *instrument.Package, run string) ([]string, error) {
+func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]string, error) {
 	if run == "" {
 		run = "."
 	}
@@ -437,10 +443,14 @@ func listTests(ctx context.Context, p *instrument.Package, run string) ([]string
 		return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
 	}
 	re, _ := regexp.Compile(run)
+	var skipRe *regexp.Regexp
+	if skip != "" {
+		skipRe, _ = regexp.Compile(skip)
+	}
 	var tests []string
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "Test") && re.MatchString(line) {
+		if strings.HasPrefix(line, "Test") && re.MatchString(line) && (skipRe == nil || !skipRe.MatchString(line)) {
 			tests = append(tests, line)
 		}
 	}

@@ -215,7 +215,7 @@ func TestTestBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"run matches nothing", []string{"test", "-run", "TestNothing", "."}, `no test matches -run "TestNothing"`},
+		{"bad skip regexp", []string{"test", "-skip", "(", "."}, `-skip "("`},
 		{"unknown strategy", []string{"test", "-strategy", "fastest", "."}, `unknown strategy "fastest"`},
 		{"unknown flag", []string{"test", "-strategy", "pct", "-depth", "3", "."}, `flag provided but not defined: -depth`},
 		{"unknown flag swallows nothing", []string{"test", "-shedules", "./nosuchdir"}, `flag provided but not defined: -shedules`},
@@ -235,6 +235,14 @@ func TestTestBadInput(t *testing.T) {
 				t.Fatalf("exit %d, want 2 with %q\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errOut)
 			}
 		})
+	}
+
+	// As go test: -run or -skip leaving no test is not an error.
+	for _, args := range [][]string{{"-run", "TestNothing"}, {"-skip", "TestLostUpdate"}} {
+		code, out, errOut := interleaveIn(t, dir, nil, append(append([]string{"test"}, args...), ".")...)
+		if code != 0 || !strings.Contains(out, "ok  \texample.com/m\t[no tests to run]") {
+			t.Errorf("test %v: exit %d, want 0 with [no tests to run]\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
+		}
 	}
 
 	// A schedule of the bug, then files that do not fit.

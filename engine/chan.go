@@ -75,11 +75,33 @@ type chanBuf interface {
 	drain() int
 }
 
-// chanData is the buffer of a channel of T: a queue, q[head:].
+// chanData is the buffer of a channel of T: a queue, q[head:]. The real channel's buffer
+// mirrors it (each push is also a send to it, each pop a receive from it), so that what reads
+// the channel by reflection — len through reflect, testify's assert.Len — sees what Go would.
 type chanData[T any] struct {
 	real chan T // keeps the channel, so its address is not reused during the execution
 	q    []T
 	head int
+}
+
+// mirrorPush and mirrorPop keep the real channel's buffer as the queue. They never block:
+// the queue never holds more than the channel's capacity.
+func (d *chanData[T]) mirrorPush(v T) {
+	if cap(d.real) > 0 {
+		select {
+		case d.real <- v:
+		default:
+		}
+	}
+}
+
+func (d *chanData[T]) mirrorPop() {
+	if cap(d.real) > 0 {
+		select {
+		case <-d.real:
+		default:
+		}
+	}
 }
 
 func (d *chanData[T]) len() int { return len(d.q) - d.head }
@@ -92,6 +114,7 @@ func (d *chanData[T]) push(src unsafe.Pointer) {
 		d.head = 0
 	}
 	d.q = append(d.q, *(*T)(src))
+	d.mirrorPush(*(*T)(src))
 }
 
 func (d *chanData[T]) pop(dst unsafe.Pointer) {
@@ -105,6 +128,7 @@ func (d *chanData[T]) pop(dst unsafe.Pointer) {
 		d.q = d.q[:0]
 		d.head = 0
 	}
+	d.mirrorPop()
 }
 
 func (d *chanData[T]) move(dst, src unsafe.Pointer) { *(*T)(dst) = *(*T)(src) }
@@ -116,6 +140,9 @@ func (d *chanData[T]) zero(dst unsafe.Pointer) {
 
 func (d *chanData[T]) drain() int {
 	n := d.len()
+	for range n {
+		d.mirrorPop()
+	}
 	clear(d.q)
 	d.q = d.q[:0]
 	d.head = 0

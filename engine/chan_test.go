@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -580,4 +581,25 @@ func TestChanForeignUnbuffered(t *testing.T) {
 	// Nobody on the other side: a deadlock, not a hang.
 	res := chRun(t, func(t *engine.T) { engine.Send(ch, 1, "fu.go:1") }, firstEnabled())
 	chWantBug(t, res, engine.Deadlock, "G0 send at fu.go:1")
+}
+
+func TestChanLenByReflection(t *testing.T) {
+	// What reads a channel by reflection (testify's assert.Len) sees its buffer, as in Go.
+	rep := engine.Explore(func(et *engine.T) {
+		ch := engine.MakeChan[int](2, "r.go:1")
+		engine.Send(ch, 7, "r.go:2")
+		engine.Send(ch, 8, "r.go:3")
+		if n := reflect.ValueOf(ch).Len(); n != 2 {
+			et.Errorf("reflect Len after two sends = %d, want 2", n)
+		}
+		if v := engine.Recv(ch, "r.go:4"); v != 7 {
+			et.Errorf("received %d, want 7", v)
+		}
+		if n := reflect.ValueOf(ch).Len(); n != 1 {
+			et.Errorf("reflect Len after a receive = %d, want 1", n)
+		}
+	}, engine.Config{Strategy: randomStrategy(1), Schedules: 3})
+	if rep.First != nil {
+		t.Fatalf("%v\n%v", rep.First.Bug, rep.First.Bug.Logs)
+	}
 }

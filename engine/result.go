@@ -114,6 +114,9 @@ type Result struct {
 	// they came from (DataSeeder; 0: the fixed seed).
 	DrewData bool
 	DataSeed uint64
+	// MeasuredMemory is set when the execution read the allocator's statistics
+	// (runtime.ReadMemStats, testing.AllocsPerRun), which the instrumentation changes.
+	MeasuredMemory bool
 	// StepBound is set when the execution reached Config.MaxSteps while its goroutines were
 	// still changing state: not a bug (background.go).
 	StepBound bool

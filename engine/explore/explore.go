@@ -183,6 +183,18 @@ func run(t testing.TB, body func(*T), o options) *Report {
 				before, after = 0, 0
 			}
 		}
+		if b := rep.First.Bug; rep.First.MeasuredMemory && b.Kind == engine.Fail {
+			first, at := b, rep.FirstAt
+			rep.First, rep.FirstAt, bugPath = nil, 0, ""
+			e := withFindings(resultEvent(t.Name(), info, rep))
+			msg, _, _ := strings.Cut(strings.TrimSpace(first.Message), "\n")
+			e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + fmt.Sprintf("a fail (%s) was seen in schedule %d of an execution that counted allocations "+
+				"(runtime.ReadMemStats, testing.AllocsPerRun): the instrumentation allocates where the program does not, so the counts differ from go test's, "+
+				"and it is not reported as a bug; its schedule is kept in %s", msg, at, path)
+			o.events.write(e)
+			t.Logf("interleave: %s", e.Notice)
+			return rep
+		}
 		if saveErr == nil && o.confirm {
 			switch outcome, err := confirm(t.Name(), path); {
 			case err != nil:

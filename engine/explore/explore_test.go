@@ -151,3 +151,25 @@ func TestAbandonedExecutionHidesNoBug(t *testing.T) {
 		t.Fatalf("fatal=%v errors=%q report=%+v: want the first run's bug reported", r.fatal, r.errors, rep)
 	}
 }
+
+// A failure of an execution that counted allocations is a notice, not a bug: the
+// instrumentation allocates where the program does not.
+func TestAllocationCountingFailureIsANotice(t *testing.T) {
+	var events strings.Builder
+	r, rep := exploreOn(t, "TestAllocs", func(t *explore.T) {
+		var m runtime.MemStats
+		engine.ReadMemStats(&m, "a.go:1")
+		before := m.Mallocs
+		engine.ReadMemStats(&m, "a.go:2")
+		if m.Mallocs-before > 100 {
+			return
+		}
+		t.Errorf("allocations counted: %d", m.Mallocs-before)
+	}, explore.ScheduleDir(t.TempDir()), explore.EventLog(&events), explore.Minimize(0), explore.Points(engine.PointsSync))
+	if r.fatal || len(r.errors) != 0 || rep.First != nil {
+		t.Fatalf("errors %q, bug %v: want a notice", r.errors, rep.First)
+	}
+	if !strings.Contains(events.String(), "counted allocations") {
+		t.Errorf("events lack the notice:\n%s", events.String())
+	}
+}

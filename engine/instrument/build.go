@@ -161,6 +161,15 @@ type Config struct {
 	Output io.Writer
 }
 
+// AlwaysInstrumented lists the modules whose packages are instrumented whenever a test links
+// them, besides the main module and Config.Modules: libraries that tests run through and that
+// wait or start goroutines themselves — testify's Eventually and Never poll on a ticker in a
+// goroutine of their own, golang.org/x/sync's errgroup, semaphore and singleflight block. Left
+// uninstrumented, a test blocked in them waits outside the engine's control (abandoned by the
+// watchdog), or an assertion times out in real time while the engine holds the goroutines it
+// polls (a false failure).
+var AlwaysInstrumented = []string{"github.com/stretchr/testify", "golang.org/x/sync"}
+
 // Package is one instrumented test package.
 type Package struct {
 	ImportPath string
@@ -281,7 +290,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		if p.Module.Main {
 			return true
 		}
-		for _, m := range cfg.Modules {
+		for _, m := range append(cfg.Modules, AlwaysInstrumented...) {
 			if p.Module.Path == m || strings.HasPrefix(p.Module.Path, m+"/") {
 				return true
 			}

@@ -71,6 +71,8 @@ var specials = map[string]special{
 	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
 	"runtime.Gosched":           {fn: "Gosched"},
 	"runtime.NumGoroutine":      {fn: "NumGoroutine", noPos: true},
+	"runtime.ReadMemStats":      {fn: "ReadMemStats"},
+	"testing.AllocsPerRun":      {fn: "AllocsPerRun"},
 	"testing/synctest.Test":     {fn: "SynctestTest"},
 	"testing/synctest.Wait":     {fn: "SynctestWait"},
 }
@@ -92,7 +94,7 @@ func specialOf(fn *types.Func) (special, bool) {
 	}
 	path := fn.Pkg().Path()
 	switch path {
-	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest":
+	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest", "testing":
 	default:
 		return special{}, false
 	}

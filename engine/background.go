@@ -61,8 +61,8 @@ func (e *Exec) background() {
 }
 
 // The step bound. An execution that reaches Config.MaxSteps without ending is a livelock only
-// with evidence that no goroutine can make progress: for the last livelockWindow steps (the
-// last half of a shorter execution), every
+// with evidence that no goroutine can make progress: no timer is pending, and for the last
+// livelockWindow steps or more (the last half of a shorter execution), every
 // step only looked (a read, an atomic load, a yield, a channel's length) and none changed
 // anything — goroutines spinning on each other's flags. Otherwise the program was still
 // changing state (sending, locking, writing): a test that simply runs long, or goroutines that
@@ -129,8 +129,12 @@ func (e *Exec) stepBound() {
 	if e.deadlockCycle() {
 		return
 	}
-	window := e.trace[len(e.trace)-min(livelockWindow, (len(e.trace)+1)/2):]
-	polling := len(window) > 0
+	// The window is longer than the fairness rules take to make a passed-over goroutine
+	// run, and a pending timer is no livelock: a goroutine sleeping until it fires will
+	// change what the others poll (they spin until a sleeper wakes, time passing with steps).
+	n := max(livelockWindow, (starveFactor+1)*e.fairSteps)
+	window := e.trace[len(e.trace)-min(n, (len(e.trace)+1)/2):]
+	polling := len(window) > 0 && len(e.clock.timers) == 0
 	for _, s := range window {
 		if !s.isChoice() && s.op().IsWrite() {
 			polling = false

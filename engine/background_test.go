@@ -178,6 +178,22 @@ func TestStepBoundIsALivelockOnlyWithEvidence(t *testing.T) {
 	if rep.First == nil || rep.First.Bug.Kind != engine.Livelock || !strings.Contains(rep.First.Bug.Message, "only looked") {
 		t.Errorf("goroutines spinning on each other: %+v, want a livelock", rep.First)
 	}
+	// Spinning until a sleeper wakes (ants' longRunningFunc and a test that sleeps before it
+	// sets the flag) only polls, but a timer is pending: the step bound, not a livelock.
+	sleeper := func(t *engine.T) {
+		var stop bool
+		engine.Go(func() {
+			engine.Sleep(time.Hour, "z.go:2")
+			engine.Store(&stop, true, "z.go:3")
+		}, "z.go:1")
+		for !engine.Load(&stop, "z.go:4") {
+			engine.Gosched("z.go:5")
+		}
+	}
+	rep = engine.Explore(sleeper, engine.Config{Strategy: randomStrategy(1), Schedules: 2, MaxSteps: 20_000})
+	if rep.First != nil || rep.StepBound != 2 {
+		t.Errorf("spinning until a sleeper wakes: bug %v, %d at the step bound: want none and 2", rep.First, rep.StepBound)
+	}
 }
 
 func TestLockCycleWhileOthersRun(t *testing.T) {

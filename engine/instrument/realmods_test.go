@@ -60,7 +60,6 @@ var realMods = []realMod{
 			"TestNonblockingSubmit":                "test race: the same, Submit",
 		},
 	},
-	{module: "github.com/panjf2000/ants/v2", pkgs: []string{"github.com/panjf2000/ants/v2/pkg/sync"}},
 	{
 		module: "github.com/gammazero/workerpool",
 		pkgs:   []string{"github.com/gammazero/workerpool", "github.com/gammazero/workerpool/pacer"},

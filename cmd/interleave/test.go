@@ -277,6 +277,44 @@ Exit status: 0 no bug found, 1 a bug found (even if another test could not be ex
 tool could not run.
 `
 
+// writeTestFlags lists interleave test's flags with their defaults, as flag.PrintDefaults
+// does for the other commands.
+func writeTestFlags(w io.Writer) {
+	d := parseDefaults()
+	flags := []struct{ name, def, what string }{
+		{"-run regexp", "all tests", "the tests to explore, as go test -run"},
+		{"-skip regexp", "none", "tests to leave out, as go test -skip"},
+		{"-strategy name", d.strategy, "the strategy (-param value sets its parameters)"},
+		{"-schedules N", strconv.Itoa(d.schedules), "schedules per test"},
+		{"-time D", "none", "wall-clock budget per test"},
+		{"-seed S", strconv.FormatUint(d.seed, 10), "the seed of randomized strategies"},
+		{"-keep-going", "false", "go on after the first bug, counting buggy schedules"},
+		{"-minimize D", d.minimize.String(), "time to minimize a bug's schedule (0: off)"},
+		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
+		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},
+		{"-strict-leaks", "false", "goroutines that go on after the test are leaks, not a notice"},
+		{"-instrument modules", "none", "modules to instrument besides the main module, testify and golang.org/x/sync (comma-separated path prefixes)"},
+		{"-points mode", d.points, "scheduling points among memory accesses: racy, sync or all"},
+		{"-races mode", d.races, "report, fail or off"},
+		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},
+		{"-json", "false", "go test -json events"},
+		{"-v", "false", "the test binary's output too"},
+	}
+	fmt.Fprintf(w, "\nFlags (default):\n")
+	for _, f := range flags {
+		fmt.Fprintf(w, "  %-20s %s (default %s)\n", f.name, f.what, f.def)
+	}
+}
+
+// parseDefaults is the flags of a command line that sets none.
+func parseDefaults() *testFlags {
+	f, err := parseTestFlags(nil)
+	if err != nil {
+		panic(fmt.Sprintf("interleave test: the default flags do not parse: %v", err))
+	}
+	return f
+}
+
 // testOutcome is what one test's run came to.
 type testOutcome struct {
 	Package string
@@ -289,6 +327,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	f, err := parseTestFlags(args)
 	if errors.Is(err, flag_ErrHelp) {
 		fmt.Fprintf(stderr, testUsage, strings.Join(strategy.Names, ", "))
+		writeTestFlags(stderr)
 		return nil
 	}
 	if err != nil {

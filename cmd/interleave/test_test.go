@@ -470,3 +470,17 @@ func TestStoreNotWritable(t *testing.T) {
 		t.Fatalf("exit %d, want the bug with its whole schedule and %q\nstdout:\n%s\nstderr:\n%s", code, wantErr, out, errOut)
 	}
 }
+
+// interleave test -h lists every flag with its default, as go's flag package does.
+func TestTestHelpShowsDefaults(t *testing.T) {
+	var out bytes.Buffer
+	if err := runTest([]string{"-h"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-schedules N", "(default 10000)", "-strategy name", "(default portfolio)", "-minimize D", "(default 5s)",
+		"-max-steps N", "(default 100000)", "-races mode", "(default report)", "-skip regexp", "-strict-leaks"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("interleave test -h lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -96,7 +96,7 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
   const page = ctx.pages()[0] || (await ctx.newPage());
   const shot = async (name) => { const p = path.join(out, name); await page.screenshot({ path: p }); log('screenshot', p); };
   try {
-    await run(page, port, ws, shot);
+    await run(page, port, ws, shot, path.join(bin, 'interleave'));
     checkInitialize(capture);
     console.log('TIMINGS ' + JSON.stringify(timings));
     log('PASS');
@@ -186,7 +186,7 @@ async function openFile(page, rel) {
   await waitFor(page, `the editor on ${rel}`, (b) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(b)), base, 30000);
 }
 
-async function run(page, port, ws, shot) {
+async function run(page, port, ws, shot, interleavePath) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
   log('workbench up');
@@ -288,6 +288,21 @@ async function run(page, port, ws, shot) {
   timings.raceRunToDiagnostics = (Date.now() - tRace) / 1000;
   log('problems:', problems.replace(/\s+/g, ' ').slice(0, 300));
   await shot('07-race-diagnostics.png');
+
+  // 7. interleave test run in the integrated terminal: its result shows in the Testing view
+  // (the test's gutter icon turns to failed), from the run summary it writes.
+  await palette(page, 'Terminal: Create New Terminal');
+  await page.locator('.terminal-wrapper.active .xterm-helper-textarea, .terminal .xterm-helper-textarea').first().waitFor({ timeout: 60000 });
+  await page.locator('.terminal-wrapper.active .xterm-helper-textarea, .terminal .xterm-helper-textarea').first().focus();
+  const tTerm = Date.now();
+  // The terminal's shell has the editor's environment, without Go: a person puts it on PATH.
+  const goroot = execFileSync('go', ['env', 'GOROOT']).toString().trim();
+  await page.keyboard.type(`cd '${path.join(ws, 'leak')}' && PATH='${goroot}/bin':$PATH '${interleavePath}' test -schedules 200 .\n`);
+  await openFile(page, 'leak/dashboard_test.go');
+  await waitFor(page, 'the terminal run\'s failure in the Testing view', () =>
+    document.querySelector('.editor-group-container.active .codicon-testing-failed-icon') !== null, undefined, 240000);
+  timings.terminalRunToTestingView = (Date.now() - tTerm) / 1000;
+  await shot('08-terminal-run-in-testing-view.png');
 }
 
 main().catch((err) => { console.error('E2E FAILED:', err.message); process.exit(1); });

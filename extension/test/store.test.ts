@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { age, parseEvents, parsePosition, parseSchedule, passSummary, timeFromName } from '../src/store/store';
+import { age, modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
 import { discoverTests, runPattern } from '../src/testing/discover';
 import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
 
@@ -71,4 +71,25 @@ test('the timeline has a lane per goroutine, marks by operation, and the bug', (
   assert.equal(opFamily('recv'), 'chan');
   assert.equal(opFamily('write'), 'memory');
   assert.doesNotMatch(renderSVG({ title: '<script>', steps: [], bugStep: 0, bugKind: '', current: 0 }), /<script>/);
+});
+
+test('a run summary written by interleave test in a terminal is read for the Testing view', () => {
+  const text = JSON.stringify({
+    Version: 1, Time: '2026-11-24T16:40:00Z', Packages: ['./...'],
+    Tests: [
+      { Package: 'example.com/m/bank', Test: 'TestTransfer', Result: { Event: 'result', Schedules: 2, Bug: { Kind: 'deadlock', Message: 'all goroutines are blocked', Position: 'bank/bank.go:4:2', Preemptions: 1 } } },
+      { Package: 'example.com/m', Test: 'TestOK', Result: { Event: 'result', Schedules: 100, Interleavings: 7 } },
+      { Package: 'example.com/m', Test: 'TestBroken', Err: 'the test binary ended without a result' },
+    ],
+  });
+  const s = parseRunSummary(text);
+  assert.ok(s);
+  assert.equal(s.outcomes.length, 3);
+  assert.equal(s.outcomes[0].Result?.Bug?.Kind, 'deadlock');
+  assert.equal(parseRunSummary('{"Version":1,"Tests":'), undefined);
+  assert.equal(parseRunSummary('{"format":"interleave-schedule"}'), undefined);
+  assert.equal(modulePath('// comment\nmodule example.com/m\n\ngo 1.22\n'), 'example.com/m');
+  assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/m/bank'), '/w/m/bank');
+  assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/m'), '/w/m');
+  assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/mx'), undefined);
 });

@@ -142,3 +142,50 @@ export function passSummary(e: TestEvent): string {
   const m = e.Interleavings ?? 0;
   return `no bug in ${n.toLocaleString('en-US')} schedules (${m.toLocaleString('en-US')} distinct interleavings${e.Strategy ? ', ' + e.Strategy : ''})`;
 }
+
+/** One test of a run summary (.interleave/runs/*.json): its final result, or the error. */
+export interface RunOutcome {
+  Package: string;
+  Test: string;
+  Result?: TestEvent & { Stopped?: string; Notice?: string };
+  Err?: string;
+}
+
+/** What the Testing view shows of a run summary written by interleave test. */
+export interface RunSummary {
+  time: string;
+  outcomes: RunOutcome[];
+}
+
+/** Reads a run summary; undefined for any other document (or a half-written one). */
+export function parseRunSummary(text: string): RunSummary | undefined {
+  let doc: { Version?: number; Time?: string; Tests?: RunOutcome[] };
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch {
+    return undefined;
+  }
+  if (doc.Version !== 1 || !Array.isArray(doc.Tests)) {
+    return undefined;
+  }
+  const outcomes = doc.Tests.filter((t) => typeof t.Package === 'string' && typeof t.Test === 'string');
+  return { time: doc.Time ?? '', outcomes };
+}
+
+/** The module path of a go.mod's text ("module example.com/m"), or undefined. */
+export function modulePath(goMod: string): string | undefined {
+  const m = /^\s*module\s+"?([^\s"]+)"?/m.exec(goMod);
+  return m === null ? undefined : m[1];
+}
+
+/** The directory of package importPath in the module modPath at moduleDir, or undefined when
+ * the package is not the module's. */
+export function packageDir(moduleDir: string, modPath: string, importPath: string): string | undefined {
+  if (importPath === modPath) {
+    return moduleDir;
+  }
+  if (!importPath.startsWith(modPath + '/')) {
+    return undefined;
+  }
+  return moduleDir + importPath.slice(modPath.length);
+}

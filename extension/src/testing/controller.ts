@@ -1,11 +1,13 @@
 // The Testing view: the Go tests of the workspace (files, tests, literal subtests), with two
 // run profiles — Explore interleavings (interleave test -json, one test at a time, results at
-// the bug's position) and Explore in debugger (the debug session of interleave.explore).
+// the bug's position) and Explore in debugger (the debug session of interleave.explore). Runs
+// of interleave test made elsewhere (a terminal, a task, CI's store copied in) show up too:
+// each run summary written to .interleave/runs becomes a test run of its tests.
 
 import * as cp from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseEvents, parsePosition, passSummary, TestEvent } from '../store/store';
+import { modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { requireTools } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
 
@@ -20,6 +22,8 @@ export class TestingController implements vscode.Disposable {
   private readonly ctrl = vscode.tests.createTestController('interleave', 'Interleave');
   private readonly data = new WeakMap<vscode.TestItem, TestData>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** Runs of the profiles in progress: their own run summaries are not shown twice. */
+  private ownRuns = 0;
 
   constructor(private readonly version: string, private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>) {
     this.ctrl.resolveHandler = async (item) => {
@@ -46,7 +50,71 @@ export class TestingController implements vscode.Disposable {
       }
     };
     vscode.workspace.textDocuments.forEach(discoverDoc);
-    this.disposables.push(watcher, this.ctrl, vscode.workspace.onDidOpenTextDocument(discoverDoc));
+    const runs = vscode.workspace.createFileSystemWatcher('**/.interleave/runs/*.json');
+    runs.onDidCreate((uri) => void this.showRunSummary(uri));
+    this.disposables.push(watcher, runs, this.ctrl, vscode.workspace.onDidOpenTextDocument(discoverDoc));
+  }
+
+  /** Shows the results of a run summary written by interleave test run outside this view. */
+  private async showRunSummary(uri: vscode.Uri): Promise<void> {
+    if (this.ownRuns > 0) {
+      return;
+    }
+    const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
+    const summary = parseRunSummary(decode(await vscode.workspace.fs.readFile(uri)));
+    if (summary === undefined || summary.outcomes.length === 0) {
+      return;
+    }
+    const moduleDir = path.dirname(path.dirname(path.dirname(uri.fsPath))); // <module>/.interleave/runs/x.json
+    let modPath: string | undefined;
+    try {
+      modPath = modulePath(decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(moduleDir, 'go.mod')))));
+    } catch {
+      return; // not a module root: nothing to place the tests in
+    }
+    if (modPath === undefined) {
+      return;
+    }
+    const found: { item: vscode.TestItem; outcome: RunOutcome }[] = [];
+    for (const outcome of summary.outcomes) {
+      const dir = packageDir(moduleDir, modPath, outcome.Package);
+      const item = dir === undefined ? undefined : await this.findTest(dir, outcome.Test);
+      if (item !== undefined) {
+        found.push({ item, outcome });
+      }
+    }
+    if (found.length === 0) {
+      return;
+    }
+    const run = this.ctrl.createTestRun(new vscode.TestRunRequest(found.map((f) => f.item)), `interleave test, ${summary.time}`, true);
+    for (const { item, outcome } of found) {
+      const r = outcome.Result;
+      const ms = r?.Elapsed !== undefined ? r.Elapsed * 1000 : undefined;
+      if (outcome.Err !== undefined && outcome.Err !== '') {
+        run.errored(item, new vscode.TestMessage(outcome.Err));
+      } else if (r?.Bug !== undefined) {
+        run.failed(item, this.bugMessage(r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))), ms);
+      } else if (r?.Stopped === 'skipped') {
+        run.skipped(item);
+      } else if (r !== undefined) {
+        run.passed(item, ms);
+        run.appendOutput(passSummary(r) + (r.Notice ? '\r\n' + r.Notice.replace(/\n/g, '\r\n') : '') + '\r\n', undefined, item);
+      }
+    }
+    run.end();
+  }
+
+  /** The test item of a top-level test in the package directory dir, discovering its files. */
+  private async findTest(dir: string, test: string): Promise<vscode.TestItem | undefined> {
+    for (const uri of await vscode.workspace.findFiles(new vscode.RelativePattern(vscode.Uri.file(dir), '*_test.go'))) {
+      const file = this.fileItem(uri);
+      await this.discoverFile(file);
+      const item = file.children.get(`${uri.toString()}#${test}`);
+      if (item !== undefined) {
+        return item;
+      }
+    }
+    return undefined;
   }
 
   private async discoverWorkspace(): Promise<void> {
@@ -111,6 +179,16 @@ export class TestingController implements vscode.Disposable {
   }
 
   private async run(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    this.ownRuns++;
+    try {
+      await this.runProfile(req, token);
+    } finally {
+      // The run summary of the last test may arrive just after: keep it from showing twice.
+      setTimeout(() => this.ownRuns--, 2000);
+    }
+  }
+
+  private async runProfile(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.ctrl.createTestRun(req);
     const tools = await requireTools(this.version);
     const tests = await this.leaves(req);

@@ -200,12 +200,13 @@ func writeBlocked(b *strings.Builder, gs []*goroutine) {
 			fmt.Fprintf(b, "\n\t%v %s", list[0], op)
 			continue
 		}
-		fmt.Fprintf(b, "\n\t%s (%d goroutines) %s", gidRanges(list), len(list), op)
+		fmt.Fprintf(b, "\n\t%s (%d goroutines) %s", GIDRanges(list), len(list), op)
 	}
 }
 
-// gidRanges writes goroutine ids with runs of consecutive ids as ranges: "G3–G7, G9".
-func gidRanges(ids []GID) string {
+// GIDRanges writes goroutine ids, in the order given, with runs of consecutive ids as
+// ranges: "G3–G7, G9".
+func GIDRanges(ids []GID) string {
 	var parts []string
 	for i := 0; i < len(ids); {
 		j := i

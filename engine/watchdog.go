@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,7 +144,7 @@ func examine() stall {
 		}
 		if controlled && !parked && s.state == "" {
 			s.state = status
-			stuckWaits = contains(syncWait, status)
+			stuckWaits = slices.Contains(syncWait, status)
 			for i := 1; i+1 < len(lines); i += 2 {
 				fn := funcName(lines[i])
 				if fn == "" || strings.HasPrefix(fn, "created by") {
@@ -200,13 +201,4 @@ func uninstrumentedModule(pkg string) string {
 		}
 	}
 	return best
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -46,7 +47,7 @@ func confirm(test, path string) (outcome string, err error) {
 	env := os.Environ()[:0:0]
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !contains(confirmEnv, name) {
+		if !slices.Contains(confirmEnv, name) {
 			env = append(env, kv)
 		}
 	}
@@ -93,15 +94,6 @@ func runPattern(test string) string {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
 	return strings.Join(parts, "/")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func lastLine(s string) string {

@@ -93,7 +93,7 @@ func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
 	for _, gr := range groups {
 		g := gr.first
 		if len(gr.ids) > 1 {
-			fmt.Fprintf(w, "\n%d goroutines %s [%s]", len(gr.ids), idRanges(gr.ids), g.Status)
+			fmt.Fprintf(w, "\n%d goroutines %s [%s]", len(gr.ids), engine.GIDRanges(gr.ids), g.Status)
 		} else {
 			fmt.Fprintf(w, "\n%v [%s]", g.ID, g.Status)
 		}
@@ -115,25 +115,6 @@ func WriteGoroutines(w io.Writer, gs []engine.GoroutineState) {
 		fmt.Fprintf(w, "\n(%d finished goroutine(s) not shown)\n", done)
 	}
 	fmt.Fprintln(w)
-}
-
-// idRanges writes goroutine ids, in the order given, with runs of consecutive ids as ranges:
-// "G3–G7, G9".
-func idRanges(ids []engine.GID) string {
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%v–%v", ids[i], ids[j]))
-		} else {
-			parts = append(parts, ids[i].String())
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }
 
 // WriteSchedule writes a schedule as a table: step, goroutine, operation, position; data

@@ -183,17 +183,21 @@ func run(t testing.TB, body func(*T), o options) *Report {
 				before, after = 0, 0
 			}
 		}
-		if b := rep.First.Bug; rep.First.MeasuredMemory && b.Kind == engine.Fail {
-			first, at := b, rep.FirstAt
+		// A bug that is not the program's is reported as a notice: the run passes, the
+		// findings hold no bug, the schedule is kept.
+		demote := func(notice string) *Report {
 			rep.First, rep.FirstAt, bugPath = nil, 0, ""
 			e := withFindings(resultEvent(t.Name(), info, rep))
-			msg, _, _ := strings.Cut(strings.TrimSpace(first.Message), "\n")
-			e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + fmt.Sprintf("a fail (%s) was seen in schedule %d of an execution that counted allocations "+
-				"(runtime.ReadMemStats, testing.AllocsPerRun): the instrumentation allocates where the program does not, so the counts differ from go test's, "+
-				"and it is not reported as a bug; its schedule is kept in %s", msg, at, path)
+			e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + notice
 			o.events.write(e)
 			t.Logf("interleave: %s", e.Notice)
 			return rep
+		}
+		if b := rep.First.Bug; rep.First.MeasuredMemory && b.Kind == engine.Fail {
+			msg, _, _ := strings.Cut(strings.TrimSpace(b.Message), "\n")
+			return demote(fmt.Sprintf("a fail (%s) was seen in schedule %d of an execution that counted allocations "+
+				"(runtime.ReadMemStats, testing.AllocsPerRun): the instrumentation allocates where the program does not, so the counts differ from go test's, "+
+				"and it is not reported as a bug; its schedule is kept in %s", msg, rep.FirstAt, path))
 		}
 		if saveErr == nil && o.confirm {
 			switch outcome, err := confirm(t.Name(), path); {
@@ -201,13 +205,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 				// Nothing is known: the bug is reported, as without confirmation.
 				t.Logf("interleave: %v", err)
 			case outcome != "":
-				first, at := rep.First.Bug, rep.FirstAt
-				rep.First, rep.FirstAt, bugPath = nil, 0, ""
-				e := withFindings(resultEvent(t.Name(), info, rep))
-				e.Notice = strings.TrimPrefix(e.Notice+"\n", "\n") + unconfirmed(first, at, outcome, path)
-				o.events.write(e)
-				t.Logf("interleave: %s", e.Notice)
-				return rep
+				return demote(unconfirmed(rep.First.Bug, rep.FirstAt, outcome, path))
 			}
 		}
 		e := withFindings(resultEvent(t.Name(), info, rep))

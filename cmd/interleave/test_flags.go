@@ -1,0 +1,309 @@
+// The flags of interleave test: parsed by hand, as go test parses its own, so that build
+// flags and a strategy's parameters mix with the command's in any order; and its usage.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/strategy"
+)
+
+// testFlags are the flags of interleave test, parsed the way go test parses its own: flags
+// and packages in any order.
+type testFlags struct {
+	run        string
+	skip       string
+	strategy   string
+	params     map[string]string
+	schedules  int
+	time       time.Duration
+	seed       uint64
+	keepGoing  bool
+	strictLeak bool
+	json       bool
+	verbose    bool
+	minimize   time.Duration
+	maxSteps   int
+	fairSteps  int
+	points     string
+	races      string
+	raceRuns   int
+	modules    []string
+	buildFlags []string
+	packages   []string
+}
+
+// valueFlags take a value; boolFlags do not. Anything else of the form -key=value or
+// -key value is a parameter of the strategy.
+var (
+	buildValueFlags = map[string]bool{"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "mod": true, "modfile": false, "toolexec": true, "pgo": true}
+	buildBoolFlags  = map[string]bool{"trimpath": true, "a": true}
+)
+
+func parseTestFlags(args []string) (*testFlags, error) {
+	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second,
+		points: explore.DefaultPoints.String(), races: "report", raceRuns: explore.DefaultRaceRuns}
+	if !contains(strategy.Names, "portfolio") {
+		f.strategy = explore.DefaultStrategy
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			f.packages = append(f.packages, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		value, hasValue := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, value, hasValue = k, v, true
+		}
+		next := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%w: flag -%s needs a value", errUsage, name)
+			}
+			i++
+			return args[i], nil
+		}
+		boolValue := func() (bool, error) {
+			if !hasValue {
+				return true, nil
+			}
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return false, fmt.Errorf("%w: -%s=%s: want true or false", errUsage, name, value)
+			}
+			return b, nil
+		}
+		var err error
+		switch name {
+		case "h", "help":
+			return nil, flag_ErrHelp
+		case "run":
+			f.run, err = next()
+			if err == nil {
+				_, err = regexp.Compile(f.run)
+				if err != nil {
+					err = fmt.Errorf("%w: -run %q: %v", errUsage, f.run, err)
+				}
+			}
+		case "skip":
+			f.skip, err = next()
+			if err == nil {
+				if _, err = regexp.Compile(f.skip); err != nil {
+					err = fmt.Errorf("%w: -skip %q: %v", errUsage, f.skip, err)
+				}
+			}
+		case "strategy":
+			var v string
+			if v, err = next(); err == nil {
+				name, params, perr := strategy.Parse(v)
+				if perr != nil {
+					return nil, fmt.Errorf("%w: -strategy: %v", errUsage, perr)
+				}
+				f.strategy = name
+				for k, v := range params {
+					f.params[k] = v
+				}
+			}
+		case "schedules":
+			var v string
+			if v, err = next(); err == nil {
+				f.schedules, err = strconv.Atoi(v)
+				if err != nil || f.schedules < 0 {
+					err = fmt.Errorf("%w: -schedules %q: want a number ≥ 0 (0: no limit)", errUsage, v)
+				}
+			}
+		case "time":
+			var v string
+			if v, err = next(); err == nil {
+				if f.time, err = time.ParseDuration(v); err != nil || f.time < 0 {
+					err = fmt.Errorf("%w: -time %q: want a duration ≥ 0 such as 30s (0: no limit)", errUsage, v)
+				}
+			}
+		case "minimize":
+			var v string
+			if v, err = next(); err == nil {
+				if f.minimize, err = time.ParseDuration(v); err != nil || f.minimize < 0 {
+					err = fmt.Errorf("%w: -minimize %q: want a duration ≥ 0 (0 turns minimization off)", errUsage, v)
+				}
+			}
+		case "seed":
+			var v string
+			if v, err = next(); err == nil {
+				if f.seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+					err = fmt.Errorf("%w: -seed %q: want an unsigned integer", errUsage, v)
+				}
+			}
+		case "max-steps":
+			var v string
+			if v, err = next(); err == nil {
+				if f.maxSteps, err = strconv.Atoi(v); err != nil || f.maxSteps < 0 {
+					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the default, %d)", errUsage, v, engine.DefaultMaxSteps)
+				}
+			}
+		case "fair-steps":
+			var v string
+			if v, err = next(); err == nil {
+				if f.fairSteps, err = strconv.Atoi(v); err != nil {
+					err = fmt.Errorf("%w: -fair-steps %q: want a number of steps (0: the default, %d; negative: no fairness)", errUsage, v, engine.DefaultFairSteps)
+				}
+			}
+		case "points":
+			var v string
+			if v, err = next(); err == nil {
+				if _, perr := engine.ParsePoints(v); perr != nil {
+					err = fmt.Errorf("%w: -points: %v", errUsage, perr)
+				}
+				f.points = v
+			}
+		case "races":
+			var v string
+			if v, err = next(); err == nil {
+				if v != "report" && v != "fail" && v != "off" {
+					err = fmt.Errorf("%w: -races %q: want report, fail or off", errUsage, v)
+				}
+				f.races = v
+			}
+		case "race-runs":
+			var v string
+			if v, err = next(); err == nil {
+				if f.raceRuns, err = strconv.Atoi(v); err != nil || f.raceRuns < 1 {
+					err = fmt.Errorf("%w: -race-runs %q: want a positive number of schedules", errUsage, v)
+				}
+			}
+		case "instrument":
+			var v string
+			if v, err = next(); err == nil {
+				f.modules = append(f.modules, strings.Split(v, ",")...)
+			}
+		case "keep-going":
+			f.keepGoing, err = boolValue()
+		case "strict-leaks":
+			f.strictLeak, err = boolValue()
+		case "json":
+			f.json, err = boolValue()
+		case "v":
+			f.verbose, err = boolValue()
+		default:
+			switch {
+			case buildValueFlags[name]:
+				var v string
+				if v, err = next(); err == nil {
+					f.buildFlags = append(f.buildFlags, "-"+name+"="+v)
+				}
+			case buildBoolFlags[name]:
+				f.buildFlags = append(f.buildFlags, a)
+			case strategy.IsParam(name):
+				var v string
+				if v, err = next(); err == nil {
+					f.params[name] = v
+				}
+			default:
+				err = fmt.Errorf("%w: flag provided but not defined: -%s (neither a flag of interleave test, a build flag, nor a parameter of a strategy; see interleave test -h)", errUsage, name)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(f.packages) == 0 {
+		f.packages = []string{"."}
+	}
+	return f, nil
+}
+
+var flag_ErrHelp = errors.New("help")
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
+	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
+	[-strict-leaks] [-instrument modules]
+	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
+
+Test instruments the packages (the main module's; -instrument adds other modules, by module
+path prefix, comma-separated) and explores each test that -run selects under the controlled
+scheduler: every schedule runs the test's body once, in one process. No file of the module is
+modified. A bug's schedule is saved in .interleave/schedules at the module root and minimized
+(-minimize, default 5s) to the fewest preemptions; interleave replay FILE replays it.
+
+Data races are detected in every schedule (happens-before, vector clocks) and written to
+.interleave/findings; interleave races prints them. They are findings, not failures, unless
+-races=fail. -points chooses the scheduling points among memory accesses: racy (the default:
+a detection phase of -race-runs schedules finds the racy accesses, then only they and
+synchronization are interleaved, as SCTBench does), sync (synchronization only) or all.
+
+A goroutine that runs -fair-steps steps in a row (default 1000) while another could run is
+made to yield, as Go's scheduler lets the other run: a busy-wait without runtime.Gosched is not
+a livelock. A negative -fair-steps turns this off.
+
+Goroutines still running when the test returns (a cache's janitor on a ticker) are given one
+second of virtual time to end; those that go on are a notice, as go test does not fail them,
+unless -strict-leaks makes them a leak. A goroutine blocked forever is always a leak.
+
+Virtual time passes a little at every step, faster the longer the program runs without
+blocking, so that a loop bounded by a deadline ends; time.Now never returns the same instant
+twice.
+
+Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
+
+Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored), 2 the
+tool could not run.
+`
+
+// writeTestFlags lists interleave test's flags with their defaults, as flag.PrintDefaults
+// does for the other commands.
+func writeTestFlags(w io.Writer) {
+	d := parseDefaults()
+	flags := []struct{ name, def, what string }{
+		{"-run regexp", "all tests", "the tests to explore, as go test -run"},
+		{"-skip regexp", "none", "tests to leave out, as go test -skip"},
+		{"-strategy name", d.strategy, "the strategy (-param value sets its parameters)"},
+		{"-schedules N", strconv.Itoa(d.schedules), "schedules per test"},
+		{"-time D", "none", "wall-clock budget per test"},
+		{"-seed S", strconv.FormatUint(d.seed, 10), "the seed of randomized strategies"},
+		{"-keep-going", "false", "go on after the first bug, counting buggy schedules"},
+		{"-minimize D", d.minimize.String(), "time to minimize a bug's schedule (0: off)"},
+		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
+		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},
+		{"-strict-leaks", "false", "goroutines that go on after the test are leaks, not a notice"},
+		{"-instrument modules", "none", "modules to instrument besides the main module, testify and golang.org/x/sync (comma-separated path prefixes)"},
+		{"-points mode", d.points, "scheduling points among memory accesses: racy, sync or all"},
+		{"-races mode", d.races, "report, fail or off"},
+		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},
+		{"-json", "false", "go test -json events"},
+		{"-v", "false", "the test binary's output too"},
+	}
+	fmt.Fprintf(w, "\nFlags (default):\n")
+	for _, f := range flags {
+		fmt.Fprintf(w, "  %-20s %s (default %s)\n", f.name, f.what, f.def)
+	}
+}
+
+// parseDefaults is the flags of a command line that sets none.
+func parseDefaults() *testFlags {
+	f, err := parseTestFlags(nil)
+	if err != nil {
+		panic(fmt.Sprintf("interleave test: the default flags do not parse: %v", err))
+	}
+	return f
+}

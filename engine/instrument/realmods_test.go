@@ -131,12 +131,7 @@ func TestRealModules(t *testing.T) {
 	if out, err := dl.CombinedOutput(); err != nil {
 		t.Skipf("the modules of testdata/realmods are neither in the module cache nor reachable through the module proxy (go mod download: %v)\n%s", err, out)
 	}
-	bin := filepath.Join(t.TempDir(), "interleave")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/interleave")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/interleave: %v\n%s", err, out)
-	}
+	bin := buildInterleave(t)
 	for _, m := range realMods {
 		for _, pkg := range m.pkgs {
 			t.Run(strings.TrimPrefix(pkg, "github.com/"), func(t *testing.T) {

@@ -83,12 +83,7 @@ func TestRealPackages(t *testing.T) {
 		t.Skipf("golang.org/x/sync is neither in the module cache nor reachable through the module proxy (go mod download: %v)\n%s", err, out)
 	}
 
-	bin := filepath.Join(t.TempDir(), "interleave")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/interleave")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/interleave: %v\n%s", err, out)
-	}
+	bin := buildInterleave(t)
 
 	for _, pkg := range realPkgs {
 		t.Run(filepath.Base(pkg.path), func(t *testing.T) {
@@ -173,4 +168,17 @@ func TestRealPackages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildInterleave builds the interleave command of this module into a temporary directory
+// and returns the executable's path.
+func buildInterleave(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "interleave")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/interleave")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/interleave: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -125,11 +125,18 @@ func TestRealModules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl := exec.Command("go", "mod", "download")
+	// What the packages and their tests import, downloaded: go mod download alone fetches
+	// what builds the packages, not what their tests import (testify, ...), which a fresh
+	// module cache then lacks.
+	var pkgs []string
+	for _, m := range realMods {
+		pkgs = append(pkgs, m.pkgs...)
+	}
+	dl := exec.Command("go", append([]string{"list", "-test", "-deps"}, pkgs...)...)
 	dl.Dir = modDir
 	dl.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := dl.CombinedOutput(); err != nil {
-		t.Skipf("the modules of testdata/realmods are neither in the module cache nor reachable through the module proxy (go mod download: %v)\n%s", err, out)
+		t.Skipf("the modules of testdata/realmods are neither in the module cache nor reachable through the module proxy (go list -test -deps: %v)\n%s", err, out)
 	}
 	bin := buildInterleave(t)
 	for _, m := range realMods {

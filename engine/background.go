@@ -75,8 +75,19 @@ const livelockWindow = 1000
 // A lock cycle: goroutines each blocked locking a sync.Mutex that the next one locked. None of
 // them can unlock anything, so unless a goroutine outside the cycle unlocks a mutex it did not
 // lock (legal in Go, and rare), they are deadlocked, even while other goroutines run on (a
-// ticker's). When an execution would end at the step bound or with goroutines going on after
-// the test, a cycle that is still closed then is reported as the deadlock it is.
+// ticker's). The cycle is looked for when a goroutine blocks locking a mutex (the step that can
+// close it). If the execution then ends as it would have anyway — every goroutine blocked (the
+// classic deadlock), or the test returning with the cycle's goroutines left behind (a leak) —
+// that is the report. If instead it runs on for cycleGrace steps (other goroutines polling, a
+// ticker), the cycle is reported then as the deadlock it is, rather than at the step bound; and
+// at the step bound or with goroutines going on after the test, a cycle still closed is too.
+
+// cycleGrace is how long an execution runs on after a lock cycle closed before the cycle is
+// reported: longer than the fairness rules take to run every enabled goroutine (stepBound's
+// window), so that an execution about to end ends first.
+func (e *Exec) cycleGrace() int {
+	return max(livelockWindow, (starveFactor+1)*e.fairSteps)
+}
 
 // lockCycle returns the goroutines of a lock cycle, each waiting for the next one's mutex, or
 // nil.

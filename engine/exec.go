@@ -127,6 +127,8 @@ type Exec struct {
 
 	shadow map[shadowKey]any // shadow synchronization objects, by address
 	polled []*goroutine      // waiting on objects the engine cannot observe
+	// cycleSince is the step at which a lock cycle closed (-1: none): background.go.
+	cycleSince int
 
 	clock clock
 
@@ -200,6 +202,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.decision = Decision{e: e}
 	clear(e.shadow)
 	e.polled = e.polled[:0]
+	e.cycleSince = -1
 	e.clock.reset()
 	e.rand = nil
 	e.runLen = 0
@@ -322,6 +325,9 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 	}
 	if !b.ready(g) {
 		e.setEnabled(g, false)
+		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycle() != nil {
+			e.cycleSince = e.steps // background.go
+		}
 	}
 	e.yield(g)
 	if g.blockedOn != nil {
@@ -404,6 +410,12 @@ func (e *Exec) decide() *goroutine {
 		}
 		e.terminal()
 		return nil
+	}
+	if e.cycleSince >= 0 && e.steps-e.cycleSince >= e.cycleGrace() {
+		if e.deadlockCycle() {
+			return nil
+		}
+		e.cycleSince = -1 // broken: a goroutine outside unlocked a mutex it did not lock
 	}
 	if e.maxSteps > 0 && e.steps >= e.maxSteps {
 		if e.testReturned() {

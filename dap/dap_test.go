@@ -14,6 +14,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/interleave-dev/interleave/dap"
+	"github.com/interleave-dev/interleave/dap/dapext"
 	"github.com/interleave-dev/interleave/dap/daptest"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -282,6 +283,29 @@ func TestExploreSession(t *testing.T) {
 	st = c.stopped()
 	if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", n-2, total); got != want || st.Body.Reason != "step" {
 		t.Fatalf("after next: %s (%s), want %s", got, st.Body.Reason, want)
+	}
+
+	// After each stop the step event says where the execution is in its schedule (what the
+	// timeline marks), and interleaveGotoStep moves it to any step, back or forward.
+	steps := c.Events(dapext.StepEventName)
+	if len(steps) < 5 {
+		t.Fatalf("%d step events for 5 stops", len(steps))
+	}
+	if b := steps[len(steps)-1].(*dapext.StepEvent).Body; b.Step != n-2 || b.Steps != total || !b.Following || b.Ended || filepath.Ext(b.Schedule) != ".json" {
+		t.Errorf("step event %+v: want step %d of %d following the saved schedule", b, n-2, total)
+	}
+	for _, to := range []int{1, total - 1, 0, n - 2} {
+		c.call(dapext.GotoStepCommand, map[string]any{"step": to})
+		st = c.stopped()
+		if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", to, total); got != want || st.Body.Reason != "goto" {
+			t.Fatalf("after going to step %d: %s (%s), want %s", to, got, st.Body.Reason, want)
+		}
+		if b := c.event(dapext.StepEventName).(*dapext.StepEvent).Body; b.Step != to {
+			t.Errorf("step event after going to %d: %+v", to, b)
+		}
+	}
+	if _, err := c.Call(dapext.GotoStepCommand, map[string]any{"step": total + 1}); err == nil || !strings.Contains(err.Error(), "not in the schedule") {
+		t.Errorf("going past the schedule's end: %v, want an error", err)
 	}
 
 	// Stepping a goroutine that cannot run is not an error: the Debug Console says why, and

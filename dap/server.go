@@ -27,7 +27,12 @@ import (
 	"sync/atomic"
 
 	"github.com/google/go-dap"
+
+	"github.com/interleave-dev/interleave/dap/dapext"
 )
+
+// codec decodes the standard protocol's messages and Interleave's extensions (package dapext).
+var codec = dapext.NewCodec()
 
 // Config configures a Session.
 type Config struct {
@@ -137,7 +142,7 @@ func (s *Session) readLoop() error {
 			}
 			return fmt.Errorf("read request: %w", err)
 		}
-		msg, err := dap.DecodeProtocolMessage(content)
+		msg, err := codec.DecodeMessage(content)
 		if !s.initialized {
 			// The first message must be the initialize request: nothing else is served,
 			// not even an error, to a client that skipped it.
@@ -269,6 +274,8 @@ func (s *Session) dispatch(msg dap.Message) {
 		s.onReverseContinueRequest(m)
 	case *dap.RestartRequest:
 		s.onRestartRequest(m)
+	case *dapext.GotoStepRequest:
+		s.onGotoStepRequest(m)
 	case *dap.SourceRequest:
 		s.sendError(&m.Request, errors.New("no source: every frame has a file"))
 	default:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-dap"
 
+	"github.com/interleave-dev/interleave/dap/dapext"
 	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -128,6 +129,31 @@ func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason st
 	body.Reason, body.ThreadId = reason, thread
 	s.dbg.stopped = reason
 	s.sendEvent(&dap.StoppedEvent{Event: s.event("stopped"), Body: body})
+	s.sendStep(st)
+}
+
+// sendStep tells the client where the paused execution is in its schedule (dapext.StepEvent),
+// for a timeline of the schedule to follow.
+func (s *Session) sendStep(st *control.State) {
+	body := dapext.StepEventBody{Step: st.Step, Steps: runSteps(s.dbg.plan), Following: st.Following, Ended: st.Ended}
+	if !st.Following {
+		body.Steps = runSteps(s.dbg.trace)
+	}
+	if o := s.dbg.origin; o != nil {
+		body.Schedule = o.Path
+	}
+	s.sendEvent(&dapext.StepEvent{Event: s.event(dapext.StepEventName), Body: body})
+}
+
+// runSteps counts the steps that run a goroutine (not the data choices).
+func runSteps(steps []schedule.Step) int {
+	n := 0
+	for _, d := range steps {
+		if d.Kind == schedule.Run {
+			n++
+		}
+	}
+	return n
 }
 
 // currentBug is the bug to show: the ended execution's, or, while the execution follows the
@@ -280,6 +306,28 @@ func (s *Session) rerun(t *target, st *control.State, n int, reason string) {
 		c.Steps, c.ExceptionAt = append([]schedule.Step(nil), s.dbg.trace...), -1
 	}
 	s.run(t, c, reason)
+}
+
+// onGotoStepRequest moves the paused execution to another step of its schedule, as a click on
+// the timeline asks: it is replaced by a new execution that follows the same decisions and
+// pauses after the asked number of steps (a step back is the case of one step less).
+func (s *Session) onGotoStepRequest(req *dapext.GotoStepRequest) {
+	t, st, err := s.paused()
+	if err != nil {
+		s.sendError(&req.Request, err)
+		return
+	}
+	n := req.Arguments.Step
+	plan := s.dbg.plan
+	if !st.Following {
+		plan = s.dbg.trace
+	}
+	if total := runSteps(plan); n < 0 || n > total {
+		s.sendError(&req.Request, fmt.Errorf("%s: step %d is not in the schedule, which has %d steps", dapext.GotoStepCommand, n, total))
+		return
+	}
+	s.send(&dapext.GotoStepResponse{Response: s.response(&req.Request)})
+	s.rerun(t, st, n, "goto")
 }
 
 // onRestartRequest restarts the replay of the session's schedule, paused at its first step.

@@ -27,6 +27,7 @@ var layer = map[string]int{
 	"engine/harness":                50,
 	"engine/instrument":             60,
 	"engine/internal/gen/atomic":    60,
+	"dap/dapext":                    64,
 	"dap/daptest":                   65,
 	"lsp/lsptest":                   65,
 	"lsp/store":                     65,

@@ -13,7 +13,12 @@ import (
 	"time"
 
 	"github.com/google/go-dap"
+
+	"github.com/interleave-dev/interleave/dap/dapext"
 )
+
+// codec decodes the standard protocol and the adapter's extensions.
+var codec = dapext.NewCodec()
 
 // Client is one client connection.
 type Client struct {
@@ -39,7 +44,11 @@ func New(r io.Reader, w io.Writer) *Client {
 
 func (c *Client) read(r *bufio.Reader) {
 	for {
-		m, err := dap.ReadProtocolMessage(r)
+		var m dap.Message
+		content, err := dap.ReadBaseMessage(r)
+		if err == nil {
+			m, err = codec.DecodeMessage(content)
+		}
 		c.mu.Lock()
 		if err != nil {
 			c.err = err

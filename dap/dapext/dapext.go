@@ -1,0 +1,77 @@
+// Package dapext defines Interleave's extensions to the Debug Adapter Protocol, which the
+// adapter (package dap), its test client (dap/daptest) and the VS Code extension's schedule
+// timeline share:
+//
+//   - the interleaveStep event, sent after every stopped event: how many scheduling steps the
+//     paused execution has run and which schedule file it follows, so that a timeline of that
+//     schedule can mark the current step;
+//   - the interleaveGotoStep request, which moves the paused execution to another step of its
+//     schedule (back by re-executing a prefix, forward by following the schedule), as a click
+//     on the timeline asks.
+//
+// The protocol lets an adapter add requests and events of its own; a client that does not know
+// them ignores the event and never sends the request.
+package dapext
+
+import "github.com/google/go-dap"
+
+// StepEventName is the name of the event that says where the paused execution is.
+const StepEventName = "interleaveStep"
+
+// StepEvent is sent after each stopped event.
+type StepEvent struct {
+	dap.Event
+	Body StepEventBody `json:"body"`
+}
+
+// StepEventBody says where the paused execution is.
+type StepEventBody struct {
+	// Step is the number of scheduling steps the execution has run: the next step to run is
+	// Step+1 (1-based, as the timeline numbers them).
+	Step int `json:"step"`
+	// Steps is the number of steps of the schedule the execution follows.
+	Steps int `json:"steps"`
+	// Schedule is the path of the schedule file the session started from (the replayed file,
+	// or the one exploring saved), empty when it has none.
+	Schedule string `json:"schedule,omitempty"`
+	// Following is false once the execution has left that schedule (a goroutine stepped by
+	// hand): its steps from then on are not the file's.
+	Following bool `json:"following"`
+	// Ended is true when the execution has ended.
+	Ended bool `json:"ended"`
+}
+
+// GotoStepCommand is the command of the request that moves the paused execution.
+const GotoStepCommand = "interleaveGotoStep"
+
+// GotoStepRequest asks the adapter to pause the execution before step Arguments.Step+1 of its
+// schedule, that is after Arguments.Step steps.
+type GotoStepRequest struct {
+	dap.Request
+	Arguments GotoStepArguments `json:"arguments"`
+}
+
+// GotoStepArguments says where to go.
+type GotoStepArguments struct {
+	// Step is the number of steps to have run when the execution pauses (0: at its start).
+	Step int `json:"step"`
+}
+
+// GotoStepResponse acknowledges a GotoStepRequest; a stopped event follows.
+type GotoStepResponse struct {
+	dap.Response
+}
+
+// NewCodec returns a codec that decodes the standard protocol's messages and these.
+func NewCodec() *dap.Codec {
+	c := dap.NewCodec()
+	if err := c.RegisterRequest(GotoStepCommand,
+		func() dap.Message { return &GotoStepRequest{} },
+		func() dap.Message { return &GotoStepResponse{} }); err != nil {
+		panic(err)
+	}
+	if err := c.RegisterEvent(StepEventName, func() dap.Message { return &StepEvent{} }); err != nil {
+		panic(err)
+	}
+	return c
+}

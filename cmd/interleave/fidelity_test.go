@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The programs of testdata/fidelity: for each of the items on the engine's model of Go
+// (fairness, timers, data nondeterminism, the race kinds Go's detector has, sync.Map and
+// sync.Pool, testing's semantics, the step bound), one test with the bug and one with the
+// fix. The default strategy, with the default budget of 10,000 schedules, must find each bug
+// (and each bug's saved schedule must replay to it), and find nothing in the fixed test —
+// neither a bug nor a race — in 10,000 schedules or in the whole schedule space when a
+// systematic member of the portfolio covers it first.
+func TestFidelityPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds eight instrumented test binaries")
+	}
+	type want struct {
+		kind    string // the bug's kind; "race" for a data race (a finding, the test passes); "" for nothing
+		message string // in the bug's message
+	}
+	pairs := map[string]want{
+		// 1. Fairness: the worker is run although the relay and the pinger always have a step.
+		"TestRelayLeak":     {kind: "leak"},
+		"TestRelayBuffered": {},
+		// 2. A ticker fires while the writer is runnable.
+		"TestTornRecord":   {kind: "fail", message: "torn record"},
+		"TestWholeRecords": {},
+		// 3. The bug is behind rand.Intn(8) == 0.
+		"TestRandomLockOrder": {kind: "deadlock"},
+		"TestFixedLockOrder":  {},
+		// 4. Atomic beside plain, Add concurrent with Wait at zero, a go1.21 loop variable.
+		"TestAtomicAndPlain":       {kind: "race"},
+		"TestAtomicBoth":           {},
+		"TestAddInsideGoroutine":   {kind: "race"},
+		"TestAddBeforeGo":          {},
+		"TestLoopVariableCaptured": {kind: "race"},
+		"TestLoopVariablePassed":   {},
+		// 5. sync.Map's and sync.Pool's edges, and only those.
+		"TestSessionWrittenAfterStore":  {kind: "race"},
+		"TestSessionWrittenBeforeStore": {},
+		"TestBufferUsedAfterPut":        {kind: "race"},
+		"TestBufferDoneBeforePut":       {},
+		// 6. t.Logf after the test has returned panics, with Go's message.
+		"TestLogsAfterReturn": {kind: "panic", message: "Log in goroutine after TestLogsAfterReturn has completed"},
+		"TestWaitsForServer":  {},
+		// 7. A lock cycle is a deadlock while a heartbeat runs on.
+		"TestCycleBesideHeartbeat":   {kind: "deadlock", message: "wait for each other's locks"},
+		"TestOrderedBesideHeartbeat": {},
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/fidelity")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0",
+		"./fairness", "./timers", "./randdata", "./races", "./syncmap", "./testinglog", "./stepbound")
+	if code != 1 {
+		t.Fatalf("interleave test: exit %d, want 1 (bugs found)\nstderr:\n%s", code, errOut)
+	}
+	finals := finalEvents(t, out)
+	for test, w := range pairs {
+		e, ok := finals[test]
+		if !ok {
+			t.Errorf("%s: no result", test)
+			continue
+		}
+		races := 0
+		if e.Races != nil {
+			races = *e.Races
+		}
+		switch {
+		case w.kind == "":
+			if e.Action != "pass" || races != 0 || e.Notice != "" {
+				t.Errorf("%s (fixed): %s, %d race(s), notice %q: want a pass with nothing found", test, e.Action, races, e.Notice)
+			} else {
+				// Fewer than 10,000 when a systematic member covered the whole space first.
+				t.Logf("%s: nothing in %d schedules", test, *e.Schedules)
+			}
+		case w.kind == "race":
+			if races == 0 {
+				t.Errorf("%s: %s with no race, want one", test, e.Action)
+			}
+		default:
+			if e.Action != "fail" || e.Bug == nil || e.Bug.Kind != w.kind || !strings.Contains(e.Bug.Message, w.message) {
+				t.Errorf("%s: %s %+v, want a %s bug mentioning %q", test, e.Action, e.Bug, w.kind, w.message)
+				continue
+			}
+			t.Logf("%s: %s after %d schedule(s)", test, w.kind, *e.Schedules)
+			code, rout, rerr := interleaveIn(t, dir, nil, "replay", e.Bug.Schedule)
+			if code != 1 || !strings.Contains(rout, w.kind+" found by replay") {
+				t.Errorf("%s: replay of %s: exit %d\nstdout:\n%s\nstderr:\n%s", test, e.Bug.Schedule, code, rout, rerr)
+			}
+		}
+	}
+
+	// 7, the other half: a correct test of several hundred thousand steps is no livelock.
+	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-schedules", "3", "./longrun")
+	if e := finalEvents(t, out)["TestManySignals"]; code != 0 || e.Action != "pass" {
+		t.Errorf("TestManySignals: exit %d, %+v\nstdout:\n%s\nstderr:\n%s", code, e, out, errOut)
+	}
+}
+
+// finalEvents returns the last pass, fail or skip event of each test in -json output.
+func finalEvents(t *testing.T, out string) map[string]jsonEvent {
+	t.Helper()
+	finals := make(map[string]jsonEvent)
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var e jsonEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("-json output line %q: %v", sc.Text(), err)
+		}
+		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
+			finals[e.Test] = e
+		}
+	}
+	return finals
+}

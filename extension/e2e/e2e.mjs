@@ -57,6 +57,12 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
   if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package first`);
   fs.cpSync(path.join(repo, 'testdata', 'examples'), ws, { recursive: true });
   for (const d of fs.readdirSync(ws, { withFileTypes: true })) if (d.isDirectory()) fs.rmSync(path.join(ws, d.name, '.interleave'), { recursive: true, force: true });
+  // A launch configuration, as a person writes one, for F5.
+  fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(ws, '.vscode', 'launch.json'), JSON.stringify({
+    version: '0.2.0',
+    configurations: [{ type: 'interleave', request: 'launch', name: 'Explore rlock', mode: 'explore', program: '${workspaceFolder}/rlock', cwd: '${workspaceFolder}/rlock', test: 'TestLookupDuringPut' }],
+  }, null, 2));
   const settingsDir = path.join(home, '.local', 'share', 'code-server', 'User');
   fs.mkdirSync(settingsDir, { recursive: true });
   const settings = JSON.stringify({
@@ -176,6 +182,41 @@ async function palette(page, command, match = command) {
   await row.click();
 }
 
+// timelineFrame returns the frame of the timeline webview once it has an element matching
+// selector (webviews are nested iframes: every frame is searched).
+async function timelineFrame(page, selector, timeout = 60000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    for (const f of page.frames()) {
+      if (await f.locator(selector).count().catch(() => 0)) return f;
+    }
+    await page.waitForTimeout(200);
+  }
+  fail(`the timeline webview has no ${selector}`);
+}
+
+// currentStep is the step the timeline marks as the debug session's current one (0: none).
+async function currentStep(frame) {
+  const c = frame.locator('svg circle.mark.current');
+  return (await c.count()) ? Number(await c.first().getAttribute('data-step')) : 0;
+}
+
+// pausedOn waits until the debugger stops (the top frame's line is highlighted); a dialog
+// instead is a failure.
+async function pausedOn(page, what, timeout = 300000) {
+  const stop = await waitFor(page, what, () => {
+    const d = document.querySelector('.monaco-dialog-box');
+    if (d && d.offsetParent) return 'dialog: ' + d.innerText;
+    return document.querySelector('.debug-top-stack-frame-line') ? 'stopped' : null;
+  }, undefined, timeout);
+  if (stop !== 'stopped') fail(`${what}: ${stop}`);
+}
+
+async function stopDebugging(page) {
+  await page.locator('.debug-toolbar .action-label[aria-label^="Stop"]').first().click();
+  await waitFor(page, 'the session to end', () => document.querySelector('.debug-toolbar') === null || document.querySelector('.debug-toolbar').offsetParent === null, undefined, 60000);
+}
+
 async function openFile(page, rel) {
   await quickInput(page, 'Control+P');
   await page.keyboard.type(rel);
@@ -222,28 +263,53 @@ async function run(page, port, ws, shot, interleavePath) {
   await toolbar('Step Over').click();
   await waitFor(page, 'a stop after Step Over', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 60000);
   await shot('03-after-steps.png');
-  await toolbar('Stop').click();
-  await waitFor(page, 'the session to end', () => document.querySelector('.debug-toolbar') === null || document.querySelector('.debug-toolbar').offsetParent === null, undefined, 60000);
 
-  // 3. The timeline of the saved schedule, and a click on a step opens its source.
+  // 2b. The timeline during the session: it shows the session's schedule with the current step
+  // marked, and a click on an earlier step moves the session there.
+  await palette(page, 'Interleave: Show Schedule Timeline');
+  const follow = await timelineFrame(page, 'svg circle.mark.current');
+  const now = await currentStep(follow);
+  const target = Math.max(1, now - 3);
+  log('timeline: the session is at step', now, '; clicking step', target);
+  await follow.locator(`svg circle.mark[data-step="${target}"]`).click();
+  for (const deadline = Date.now() + 60000; (await currentStep(follow)) !== target;) {
+    if (Date.now() > deadline) fail(`the timeline's current step is ${await currentStep(follow)} after clicking step ${target}`);
+    await page.waitForTimeout(100);
+  }
+  await pausedOn(page, 'the session to stop at the clicked step', 60000);
+  await shot('04-timeline-follows-session.png');
+  await stopDebugging(page);
+
+  // 2c. F5 with the workspace's launch.json: the first time the package is built, then warm.
+  for (const run of ['f5First', 'f5Warm']) {
+    await openFile(page, 'rlock/cache_test.go');
+    const tF5 = Date.now();
+    await page.keyboard.press('F5');
+    await pausedOn(page, `F5 (${run}) to stop on the deadlock`);
+    timings[run] = (Date.now() - tF5) / 1000;
+    log(run, 'paused after', timings[run], 's');
+    await stopDebugging(page);
+  }
+
+  // 3. The timeline of a saved schedule, and a click on a step opens its source.
   await palette(page, 'Interleave: Show Schedule Timeline');
   await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 60000 });
   await page.keyboard.press('Enter');
-  const frame = await (async () => {
-    const deadline = Date.now() + 60000;
-    while (Date.now() < deadline) {
-      for (const f of page.frames()) {
-        if (await f.locator('svg circle.mark').count().catch(() => 0)) return f;
-      }
-      await page.waitForTimeout(200);
+  // The webview's page is replaced when the picked schedule is shown: a frame found just before
+  // may go away, and is looked for again.
+  for (const deadline = Date.now() + 60000; ;) {
+    const frame = await timelineFrame(page, 'svg circle.mark');
+    try {
+      const marks = await frame.locator('svg circle.mark').count();
+      log('timeline marks:', marks);
+      await shot('04-timeline.png');
+      await frame.locator('svg circle.mark').nth(Math.min(2, marks - 1)).click({ timeout: 10000 });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      log('the timeline frame changed:', err.message.split('\n')[0]);
     }
-    return undefined;
-  })();
-  if (frame === undefined) fail('the timeline webview did not show the schedule');
-  const marks = await frame.locator('svg circle.mark').count();
-  log('timeline marks:', marks);
-  await shot('04-timeline.png');
-  await frame.locator('svg circle.mark').nth(Math.min(2, marks - 1)).click();
+  }
   await waitFor(page, 'the step\'s source to open', () => [...document.querySelectorAll('.tab.active')].some((t) => /\.go/.test(t.textContent)), undefined, 30000);
 
   // 4. The Testing view's Explore interleavings on the counter example: failed at the bug.
@@ -265,6 +331,9 @@ async function run(page, port, ws, shot, interleavePath) {
 
   // 5. The Schedules view lists the schedules saved above.
   await palette(page, 'Focus on Interleave Schedules View', 'Interleave Schedules View');
+  // The Test Explorer above it collapsed, so that the Schedules view has the sidebar's height.
+  const explorer = page.locator('.pane-header[aria-expanded="true"]', { hasText: 'Test Explorer' }).first();
+  if (await explorer.count()) await explorer.click();
   await waitFor(page, 'the saved schedules in the Schedules view', () => {
     const t = [...document.querySelectorAll('.pane')].map((p) => p.innerText).join('\n');
     return /TestOppositeTransfers: deadlock/.test(t) && /TestConcurrentWithdraw: fail/.test(t) ? t : null;
@@ -288,6 +357,42 @@ async function run(page, port, ws, shot, interleavePath) {
   timings.raceRunToDiagnostics = (Date.now() - tRace) / 1000;
   log('problems:', problems.replace(/\s+/g, ' ').slice(0, 300));
   await shot('07-race-diagnostics.png');
+
+  // The hover on a racy access says what raced, and its code action Replay runs the race in
+  // the debugger, paused at it.
+  const at = /data race[^\n]*(?:\n[^\n\[]*)*\[Ln (\d+), Col (\d+)\]/.exec(problems);
+  if (at === null) fail(`no position for the race in Problems: ${problems}`);
+  await openFile(page, 'doublecheck/registry.go');
+  await quickInput(page, 'Control+G');
+  await page.keyboard.type(`${at[1]}:${at[2]}`);
+  await page.keyboard.press('Enter');
+  await palette(page, 'Show or Focus Hover');
+  const hover = await waitFor(page, 'the race hover', () => {
+    const h = [...document.querySelectorAll('.monaco-hover')].map((e) => e.innerText).join('\n');
+    return /Data race/.test(h) ? h : null;
+  }, undefined, 30000);
+  log('hover:', hover.replace(/\s+/g, ' ').slice(0, 300));
+  if (!/this access/.test(hover) || !/the other access/.test(hover)) fail(`the race hover does not name both accesses: ${hover}`);
+  await shot('07b-race-hover.png');
+  await page.keyboard.press('Escape');
+  await palette(page, 'Quick Fix...', 'Quick Fix');
+  const replay = page.locator('.action-widget .monaco-list-row', { hasText: 'Replay the schedule that showed this' }).first();
+  await replay.waitFor({ timeout: 30000 });
+  await shot('07c-race-code-actions.png');
+  // The action widget has the keyboard (an overlay takes the pointer): the first action, Replay,
+  // is focused, and Enter applies it.
+  if (!/focused/.test((await replay.getAttribute('class')) || '')) fail('Replay is not the first quick fix');
+  const tReplay = Date.now();
+  await page.keyboard.press('Enter');
+  await pausedOn(page, 'the race replayed in the debugger');
+  timings.raceActionToPaused = (Date.now() - tReplay) / 1000;
+  const raceStop = await waitFor(page, 'the race in the Call Stack', () => {
+    const t = document.querySelector('.debug-call-stack')?.innerText || '';
+    return /race/i.test(t) ? t : null;
+  }, undefined, 60000);
+  log('race replay:', raceStop.replace(/\n+/g, ' | ').slice(0, 200));
+  await shot('07d-race-replayed.png');
+  await stopDebugging(page);
 
   // 7. interleave test run in the integrated terminal: its result shows in the Testing view
   // (the test's gutter icon turns to failed), from the run summary it writes.

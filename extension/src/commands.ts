@@ -7,16 +7,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { listSchedules, moduleRootOf } from './schedules/list';
 import { schedulePathOf } from './schedules/view';
+import { exploreOptions, ExploreOptions } from './debug/options';
 import { age } from './store/store';
-import { showTimeline } from './timeline/panel';
+import { TimelinePanel } from './timeline/panel';
 import { requireTools } from './tools/tools';
 
 /** Starts a debug session that explores test in the package at pkgDir. */
-export function exploreInDebugger(pkgDir: string, test: string, moduleDir?: string): Thenable<boolean> {
+export function exploreInDebugger(pkgDir: string, test: string, moduleDir?: string, options: ExploreOptions = {}): Thenable<boolean> {
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(pkgDir));
   return vscode.debug.startDebugging(folder, {
     type: 'interleave', request: 'launch', name: `Explore ${test}`, mode: 'explore', program: pkgDir, test,
-    cwd: moduleDir ?? folder?.uri.fsPath ?? pkgDir,
+    cwd: moduleDir ?? folder?.uri.fsPath ?? pkgDir, ...exploreOptions(options),
   });
 }
 
@@ -47,13 +48,14 @@ export async function pickSchedule(): Promise<string | undefined> {
 }
 
 /** Registers the commands. */
-export function registerCommands(context: vscode.ExtensionContext, version: string, refresh: () => void): void {
+export function registerCommands(context: vscode.ExtensionContext, version: string, refresh: () => void, timeline: TimelinePanel): void {
   const reg = (id: string, f: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, f));
   };
   reg('interleave.explore', async (...args: unknown[]) => {
-    // From a code lens: module dir, package dir, test. From the palette: the test under the cursor.
-    let [moduleDir, pkgDir, test] = args as (string | undefined)[];
+    // From a code lens or action: module dir, package dir, test, and maybe options (points,
+    // races). From the palette: the test under the cursor.
+    let [moduleDir, pkgDir, test] = args.slice(0, 3).map((a) => (typeof a === 'string' ? a : undefined));
     if (pkgDir === undefined || test === undefined) {
       const editor = vscode.window.activeTextEditor;
       if (editor === undefined || !editor.document.fileName.endsWith('_test.go')) {
@@ -69,7 +71,7 @@ export function registerCommands(context: vscode.ExtensionContext, version: stri
         }
       }
     }
-    await exploreInDebugger(pkgDir, test, moduleDir);
+    await exploreInDebugger(pkgDir, test, moduleDir, exploreOptions(args[3]));
   });
   reg('interleave.replay', async (...args: unknown[]) => {
     // From a code lens: module dir, package dir, test, schedule. From the view: its item.
@@ -79,10 +81,27 @@ export function registerCommands(context: vscode.ExtensionContext, version: stri
     }
   });
   reg('interleave.pickSchedule', () => pickSchedule());
-  reg('interleave.showTimeline', async (arg: unknown) => {
-    const schedule = schedulePathOf(arg) ?? (await pickSchedule());
+  reg('interleave.showTimeline', async (...args: unknown[]) => {
+    // From a diagnostic's action: module dir, package dir, test, and {schedule} for a bug, or
+    // {findings, race} for a race, which has no schedule file: the race is replayed in the
+    // debugger (races failing at the first), and the timeline follows that session. From the
+    // Schedules view: its item. From the palette: the debug session's schedule, or one picked.
+    if (args.length >= 4 && args[3] !== null && typeof args[3] === 'object') {
+      const o = args[3] as { schedule?: unknown; findings?: unknown };
+      if (typeof o.schedule === 'string') {
+        await timeline.show(o.schedule);
+        return;
+      }
+      const [moduleDir, pkgDir, test] = args.map((a) => (typeof a === 'string' ? a : undefined));
+      if (typeof o.findings === 'string' && pkgDir !== undefined && test !== undefined) {
+        timeline.showNextSession();
+        await exploreInDebugger(pkgDir, test, moduleDir, { races: 'fail', points: 'all' });
+        return;
+      }
+    }
+    const schedule = schedulePathOf(args[0]) ?? timeline.sessionSchedule() ?? (await pickSchedule());
     if (schedule !== undefined) {
-      await showTimeline(schedule);
+      await timeline.show(schedule);
     }
   });
   reg('interleave.revealSchedule', async (arg: unknown) => {

@@ -12,6 +12,7 @@ import { ExplorationStatus } from './debug/status';
 import { startLanguageClient } from './language/client';
 import { SchedulesView } from './schedules/view';
 import { TestingController } from './testing/controller';
+import { TimelinePanel } from './timeline/panel';
 import { resolveTools } from './tools/tools';
 
 let client: LanguageClient | undefined;
@@ -33,7 +34,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const schedules = new SchedulesView();
   context.subscriptions.push(schedules, vscode.window.registerTreeDataProvider('interleave.schedules', schedules));
   context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
-  registerCommands(context, version, () => schedules.refresh());
+  const timeline = new TimelinePanel();
+  context.subscriptions.push(timeline);
+  registerCommands(context, version, () => schedules.refresh(), timeline);
   context.subscriptions.push(new TestingController(version, (pkgDir, test) => exploreInDebugger(pkgDir, test)));
 
   const startClient = async (): Promise<void> => {

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { age, modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
 import { discoverTests, runPattern } from '../src/testing/discover';
 import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
+import { exploreOptions } from '../src/debug/options';
 
 const schedule = JSON.stringify({
   format: 'interleave-schedule', version: 1,
@@ -92,4 +93,12 @@ test('a run summary written by interleave test in a terminal is read for the Tes
   assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/m/bank'), '/w/m/bank');
   assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/m'), '/w/m');
   assert.equal(packageDir('/w/m', 'example.com/m', 'example.com/mx'), undefined);
+});
+
+test('an action\'s options become launch attributes; anything else is left out', () => {
+  assert.deepEqual(exploreOptions({ races: 'fail', points: 'all', schedules: 500, strategy: 'pct' }), { races: 'fail', points: 'all', schedules: 500, strategy: 'pct' });
+  assert.deepEqual(exploreOptions({ program: '/elsewhere', races: 1, schedules: -1, buildFlags: ['-toolexec=x'] }), {});
+  assert.deepEqual(exploreOptions('/a/path'), {});
+  assert.deepEqual(exploreOptions(undefined), {});
+  assert.deepEqual(exploreOptions(null), {});
 });

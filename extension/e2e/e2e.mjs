@@ -386,9 +386,11 @@ async function run(page, port, ws, shot, interleavePath) {
   await page.keyboard.press('Enter');
   await pausedOn(page, 'the race replayed in the debugger');
   timings.raceActionToPaused = (Date.now() - tReplay) / 1000;
-  const raceStop = await waitFor(page, 'the race in the Call Stack', () => {
-    const t = document.querySelector('.debug-call-stack')?.innerText || '';
-    return /race/i.test(t) ? t : null;
+  // The exception widget in the editor says it paused on the race (the sidebar shows the
+  // Testing view, not the Call Stack).
+  const raceStop = await waitFor(page, 'the exception widget on the race', () => {
+    const m = /Exception has occurred: race[^\n]*\n[^\n]*/.exec(document.body.innerText);
+    return m ? m[0] : null;
   }, undefined, 60000);
   log('race replay:', raceStop.replace(/\n+/g, ' | ').slice(0, 200));
   await shot('07d-race-replayed.png');

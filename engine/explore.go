@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -94,6 +96,11 @@ type Report struct {
 	MaxGoroutines int
 	MaxSteps      int
 	Elapsed       time.Duration
+	// RacyPoints are the racy accesses that were scheduling points at the end, with
+	// Config.Points racy; RacyPointsGrew how many times races first seen during the
+	// exploration added to them (growRacy).
+	RacyPoints     []Pos
+	RacyPointsGrew int
 	// First is the first execution with a bug (nil if none), and FirstAt its number.
 	First   *Result
 	FirstAt int
@@ -142,7 +149,7 @@ func Explore(body func(*T), cfg Config) *Report {
 	r := newRunner(cfg)
 	races := make(map[racePair]int)
 	fixedData := false // an execution drew math/rand values from the fixed seed
-	defer func() { rep.Elapsed = time.Since(start) }()
+	defer func() { rep.Elapsed, rep.RacyPoints = time.Since(start), r.racyList }()
 	for {
 		switch {
 		case cfg.Schedules > 0 && rep.Schedules >= cfg.Schedules:
@@ -173,7 +180,16 @@ func Explore(body func(*T), cfg Config) *Report {
 		}
 		rep.Schedules++
 		if len(res.Races) > 0 {
-			rep.addRaces(races, res.Races, rep.Schedules, func(fresh []*DataRace) { r.raceStacks(body, r.e, fresh) })
+			var fresh []DataRace
+			rep.addRaces(races, res.Races, rep.Schedules, func(f []*DataRace) {
+				r.raceStacks(body, r.e, f)
+				for _, rc := range f {
+					fresh = append(fresh, *rc)
+				}
+			})
+			if r.racy != nil && r.growRacy(fresh) {
+				rep.RacyPointsGrew++
+			}
 		}
 		if cfg.OnExecution != nil {
 			cfg.OnExecution(rep.Schedules, res)
@@ -257,6 +273,8 @@ type runner struct {
 	// numBase is the process's goroutines when the exploration began (NumGoroutine).
 	numBase int
 	racy    map[Pos]bool
+	// racyList is racy's positions, sorted; replaced, never modified, when they grow.
+	racyList []Pos
 	// capture asks the race detector for the stacks of these accesses (raceStacks).
 	capture map[int32][]*[]Frame
 }
@@ -268,8 +286,33 @@ func newRunner(cfg Config) runner {
 		for _, p := range cfg.RacyPoints {
 			r.racy[p] = true
 		}
+		r.racyList = slices.Sorted(maps.Keys(r.racy))
 	}
 	return r
+}
+
+// growRacy makes the accesses of races first seen in an execution scheduling points of the
+// executions that follow, with Config.Points racy. SCTBench's detection phase (seed 004, §5)
+// finds the racy accesses once, before exploring; a race that shows only under interleavings
+// the detection phase did not run (its accesses ordered by synchronization in every one of
+// them) would never be interleaved. A systematic strategy, whose tree the new points change,
+// starts its search over (Restarter). It reports whether the points grew.
+func (r *runner) growRacy(fresh []DataRace) bool {
+	grew := false
+	for _, rc := range fresh {
+		for _, p := range [...]Pos{rc.A.Pos, rc.B.Pos} {
+			if !r.racy[p] {
+				r.racy[p], grew = true, true
+			}
+		}
+	}
+	if grew {
+		r.racyList = slices.Sorted(maps.Keys(r.racy))
+		if rs, ok := r.cfg.Strategy.(Restarter); ok {
+			rs.Restart()
+		}
+	}
+	return grew
 }
 
 // addRaces merges the races of execution n into the report; stacks is called with the races
@@ -347,6 +390,7 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 	res.Logs = t.logs
 	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))
 	res.Races = e.races()
+	res.RacyPoints = r.racyList
 	if res.Bug != nil {
 		res.Bug.Logs = t.logs
 		res.Bug.Goroutines = states

@@ -110,6 +110,10 @@ type Result struct {
 	// Races are the data races the detector found in this execution (Config.Races), each
 	// pair of source positions once.
 	Races []DataRace
+	// RacyPoints are the positions of the accesses that were scheduling points in this
+	// execution, with Config.Points racy: Config.RacyPoints and the accesses of the races
+	// first seen by earlier executions of the exploration (Explore).
+	RacyPoints []Pos
 	// DrewData is set when the execution drew math/rand values, and DataSeed is the seed
 	// they came from (DataSeeder; 0: the fixed seed).
 	DrewData bool

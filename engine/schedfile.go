@@ -41,6 +41,11 @@ func NewScheduleFile(r *Result, info TestInfo, s Strategy, execution int) *sched
 		f.Bug = fileBug(r.Bug)
 	}
 	f.DataSeed = r.DataSeed
+	if r.RacyPoints != nil {
+		// The points of this execution: the racy accesses may have grown during the
+		// exploration (Explore), and the schedule replays only with the same ones.
+		f.Points, f.RacyPoints = PointsRacy.String(), r.RacyPoints
+	}
 	return f
 }
 

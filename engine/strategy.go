@@ -30,6 +30,15 @@ type Strategy interface {
 	End(r *Result)
 }
 
+// Restarter is implemented by systematic strategies, whose search is a tree of the program's
+// scheduling decisions: when the scheduling points change between executions (Explore makes
+// the accesses of a race first seen during exploration points, with Config.Points racy), that
+// tree is no longer the program's, and Restart starts the search over on the new one. What it
+// then reports as exhausted is of the new tree.
+type Restarter interface {
+	Restart()
+}
+
 // DataSeeder is implemented by strategies that give each execution its own source of data
 // nondeterminism: DataSeed is the seed of the execution's math/rand values (rand.go), 0 for
 // the fixed seed. Randomized strategies derive it from the execution's seed, so a bug behind

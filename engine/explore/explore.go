@@ -116,10 +116,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	o.config.OnExecution = func(n int, r *engine.Result) {
 		if r.Bug != nil && file == nil {
 			file = engine.NewScheduleFile(r, info, s, n)
-			file.Points = o.config.Points.String()
-			if o.config.Points == engine.PointsRacy {
-				file.RacyPoints = o.config.RacyPoints
-			}
+			file.Points = o.config.Points.String() // and NewScheduleFile set the execution's racy points
 		}
 		progress(n, r)
 	}

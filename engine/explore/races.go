@@ -91,7 +91,7 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		Schedules: rep.Schedules,
 	}
 	if o.config.Points == engine.PointsRacy {
-		f.RacyPoints = o.config.RacyPoints
+		f.RacyPoints = rep.RacyPoints // with those that races first seen while exploring added
 	}
 	if detect != nil {
 		f.DetectionSchedules = detect.Schedules

@@ -89,6 +89,14 @@ func newSystematic(name string, model costModel, max int) *Systematic {
 	return s
 }
 
+// Restart implements engine.Restarter: the scheduling points changed, and the search starts
+// over on the new tree, from bound 0; the count of schedules explored goes on.
+func (s *Systematic) Restart() {
+	n := s.schedules
+	*s = *newSystematic(s.name, s.model, s.max)
+	s.schedules = n
+}
+
 // NewDFS returns the unbounded depth-first search of SCTBench §2.2 and §3 ("DFS"). Its Begin
 // returns false once every terminal schedule has been executed.
 func NewDFS() *Systematic { return newSystematic("dfs", costNone, -1) }

@@ -134,6 +134,17 @@ func NewPeriod(mode string, periods int) (*Period, error) {
 // Name implements engine.Strategy.
 func (s *Period) Name() string { return "period" }
 
+// Restart implements engine.Restarter: the scheduling points changed, and Algorithm 1 starts
+// over with a dry run; the counts of schedules executed and skipped go on.
+func (s *Period) Restart() {
+	fresh, err := NewPeriod(s.mode, s.max)
+	if err != nil {
+		panic(err) // s was made by NewPeriod with the same arguments
+	}
+	fresh.schedules, fresh.skipped = s.schedules, s.skipped
+	*s = *fresh
+}
+
 // Params implements engine.Strategy: the mode and the period bound. Like the other systematic
 // strategies, an execution is reproduced from its schedule file, not from its parameters.
 func (s *Period) Params() map[string]string {

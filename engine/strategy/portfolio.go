@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -260,6 +261,23 @@ func (p *Portfolio) Begin() bool {
 	}
 	p.cur = -1
 	return false
+}
+
+// Restart implements engine.Restarter: each member whose search depends on the scheduling
+// points starts over, and rejoins the rotation if it had left it exhausted.
+func (p *Portfolio) Restart() {
+	for j, m := range p.members {
+		rs, ok := m.s.(engine.Restarter)
+		if !ok {
+			continue
+		}
+		rs.Restart()
+		if m.done {
+			m.done, m.guarantee = false, ""
+			p.left = slices.DeleteFunc(p.left, func(k int) bool { return k == j })
+		}
+	}
+	p.complete = ""
 }
 
 // Pick implements engine.Strategy: the current member picks.

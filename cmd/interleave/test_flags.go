@@ -250,7 +250,8 @@ Data races are detected in every schedule (happens-before, vector clocks) and wr
 .interleave/findings; interleave races prints them. They are findings, not failures, unless
 -races=fail. -points chooses the scheduling points among memory accesses: racy (the default:
 a detection phase of -race-runs schedules finds the racy accesses, then only they and
-synchronization are interleaved, as SCTBench does), sync (synchronization only) or all.
+synchronization are interleaved, as SCTBench does; a race first seen while exploring adds its
+accesses), sync (synchronization only) or all.
 
 A goroutine that runs -fair-steps steps in a row (default 1000) while another could run is
 made to yield, as Go's scheduler lets the other run: a busy-wait without runtime.Gosched is not

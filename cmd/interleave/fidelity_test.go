@@ -97,6 +97,15 @@ func TestFidelityPairs(t *testing.T) {
 		}
 	}
 
+	// 1, under the strategy that starves: PCT with d = 1 keeps its random priorities for the
+	// whole execution, so a worker below the relay and the pinger would never run; the
+	// fairness rule runs it, and no schedule reaches the step bound. (With the rule off, 103 of
+	// these 300 schedules did.)
+	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-strategy", "pct:d=1", "-schedules", "300", "-run", "^TestRelayBuffered$", "./fairness")
+	if e := finalEvents(t, out)["TestRelayBuffered"]; code != 0 || e.Action != "pass" || e.Notice != "" {
+		t.Errorf("TestRelayBuffered under pct:d=1: exit %d, %s, notice %q\nstderr:\n%s", code, e.Action, e.Notice, errOut)
+	}
+
 	// 7, the other half: a correct test of several hundred thousand steps is no livelock.
 	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-schedules", "3", "./longrun")
 	if e := finalEvents(t, out)["TestManySignals"]; code != 0 || e.Action != "pass" {

@@ -98,6 +98,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var outcomes []testOutcome
+	started := time.Now()
 	bugs, failures := 0, 0
 	for _, j := range jobs {
 		if ctx.Err() != nil {
@@ -116,6 +117,15 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		out.warn("interleave: " + err.Error())
 	} else if f.verbose {
 		out.warn("interleave: run summary in " + path)
+	}
+	if f.junit != "" {
+		// Written whatever happened, with the outcomes gathered so far (an interrupted run
+		// reports the tests it explored). A report that cannot be written fails the run: a
+		// CI job would otherwise read an old one, or none.
+		if err := writeJUnit(f.junit, junitReport(f, outcomes, started)); err != nil {
+			out.warn("interleave: " + err.Error())
+			failures++
+		}
 	}
 	// A bug found is what the run is for: it decides the status even when another test
 	// could not be explored (its error was printed).

@@ -30,6 +30,7 @@ type testFlags struct {
 	keepGoing  bool
 	strictLeak bool
 	json       bool
+	junit      string // the JUnit XML report's path, "" for none
 	verbose    bool
 	minimize   time.Duration
 	maxSteps   int
@@ -194,6 +195,10 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			f.strictLeak, err = boolValue()
 		case "json":
 			f.json, err = boolValue()
+		case "junit":
+			if f.junit, err = next(); err == nil && f.junit == "" {
+				err = fmt.Errorf("%w: -junit: want the path of the report to write", errUsage)
+			}
 		case "v":
 			f.verbose, err = boolValue()
 		default:
@@ -238,7 +243,7 @@ func contains(list []string, s string) bool {
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
-	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-v]
+	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-junit file] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
 path prefix, comma-separated) and explores each test that -run selects under the controlled
@@ -292,6 +297,7 @@ func writeTestFlags(w io.Writer) {
 		{"-races mode", d.races, "report, fail or off"},
 		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},
 		{"-json", "false", "go test -json events"},
+		{"-junit file", "none", "also write the results as JUnit XML, for CI systems that read it"},
 		{"-v", "false", "the test binary's output too"},
 	}
 	fmt.Fprintf(w, "\nFlags (default):\n")

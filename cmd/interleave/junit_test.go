@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine/explore"
+)
+
+const junitTests = racyTest + `
+func TestRacyFlag(t *testing.T) {
+	var flag bool
+	done := make(chan struct{})
+	go func() {
+		flag = true
+		close(done)
+	}()
+	_ = flag
+	<-done
+}
+
+func TestSkipped(t *testing.T) {
+	t.Skip("not today")
+}
+
+func TestCorrect(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+}
+`
+
+// TestJUnit runs interleave test -junit on a package with a bug, a race, a skipped test and a
+// correct one, and reads the report back as a CI system would.
+func TestJUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": junitTests})
+	report := filepath.Join(t.TempDir(), "report.xml")
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-junit", report, "-schedules", "500", "-minimize", "0", ".")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a bug)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r junitSuites
+	if err := xml.Unmarshal(b, &r); err != nil {
+		t.Fatalf("the report is not XML: %v\n%s", err, b)
+	}
+	if r.Tests != 4 || r.Failures != 1 || r.Skipped != 1 || r.Errors != 0 || len(r.Suites) != 1 || r.Suites[0].Name != "example.com/m" {
+		t.Fatalf("report %+v: want one suite example.com/m with 4 tests, 1 failure, 1 skipped", r)
+	}
+	cases := map[string]junitCase{}
+	for _, c := range r.Suites[0].Cases {
+		cases[c.Name] = c
+		if c.Classname != "example.com/m" {
+			t.Errorf("%s: classname %q", c.Name, c.Classname)
+		}
+	}
+	if f := cases["TestLostUpdate"].Failure; f == nil || f.Type != "fail" || !strings.Contains(f.Message, "m_test.go:") ||
+		!strings.Contains(f.Text, "replay:   interleave replay ") || !strings.Contains(f.Text, "n = 1, want 2") {
+		t.Errorf("TestLostUpdate's failure: %+v", f)
+	}
+	if c := cases["TestRacyFlag"]; c.Failure != nil || !strings.Contains(c.SystemOut, "1 data race(s), findings not failures") {
+		t.Errorf("TestRacyFlag: %+v: want a pass with its race in system-out", c)
+	}
+	if c := cases["TestSkipped"]; c.Skipped == nil {
+		t.Errorf("TestSkipped: %+v", c)
+	}
+	if c := cases["TestCorrect"]; c.Failure != nil || c.Skipped != nil || !strings.HasPrefix(c.SystemOut, "no bug in ") {
+		t.Errorf("TestCorrect: %+v", c)
+	}
+	if p := r.Suites[0].Properties; len(p) < 4 || p[0].Name != "strategy" || p[0].Value != "portfolio" {
+		t.Errorf("properties %+v", p)
+	}
+
+	// A report that cannot be written: said, with its path; the results are printed all the
+	// same, and the run fails even without a bug.
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "report.xml")
+	code, out, errOut = interleaveIn(t, dir, nil, "test", "-junit", missing, "-run", "TestCorrect", "-schedules", "50", ".")
+	if code == 0 || !strings.Contains(errOut, "-junit "+missing) || !strings.Contains(out, "TestCorrect") {
+		t.Errorf("unwritable report: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// The report is well-formed XML whatever the messages hold, and a test that could not be
+// explored is an error.
+func TestJUnitReport(t *testing.T) {
+	f := &testFlags{strategy: "pct", params: map[string]string{"d": "3"}, seed: 7, schedules: 10, points: "racy"}
+	outcomes := []testOutcome{
+		{Package: "p", Test: "TestBroken", Err: "build failed: <&> \x00\x1b"},
+		{Package: "p", Test: "TestDeadlock", Result: &explore.Event{Elapsed: 1.5, Schedules: 3, Strategy: "pct", Report: "deadlock \x07 <here>",
+			Bug: &explore.EventBug{Kind: "deadlock", Message: "all goroutines are blocked", Position: "p.go:3:2", Schedule: "/s.json"}}},
+		{Package: "q", Test: "TestFine", Result: &explore.Event{Elapsed: 0.25, Schedules: 10, Interleavings: 4, Strategy: "pct", Notice: "goroutines went on"}},
+	}
+	r := junitReport(f, outcomes, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
+	path := filepath.Join(t.TempDir(), "r.xml")
+	if err := writeJUnit(path, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back junitSuites
+	if err := xml.Unmarshal(b, &back); err != nil {
+		t.Fatalf("not well-formed: %v\n%s", err, b)
+	}
+	if back.Tests != 3 || back.Errors != 1 || back.Failures != 1 || len(back.Suites) != 2 || back.Time != "1.750" {
+		t.Fatalf("report %+v", back)
+	}
+	if e := back.Suites[0].Cases[0].Error; e == nil || !strings.HasPrefix(e.Message, "build failed: <&>") {
+		t.Errorf("error %+v", e)
+	}
+	if c := back.Suites[1].Cases[0]; !strings.Contains(c.SystemOut, "notice: goroutines went on") || c.Time != "0.250" {
+		t.Errorf("TestFine %+v", c)
+	}
+	if p := back.Suites[0].Properties; p[len(p)-1].Name != "pct.d" || p[len(p)-1].Value != "3" {
+		t.Errorf("properties %+v", p)
+	}
+}

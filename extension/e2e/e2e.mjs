@@ -277,6 +277,8 @@ async function run(page, port, ws, shot, interleavePath) {
     await page.waitForTimeout(100);
   }
   await pausedOn(page, 'the session to stop at the clicked step', 60000);
+  // The Scheduler scope says the same: the clicked step is the next to run.
+  await waitFor(page, 'the Scheduler scope at the clicked step', (n) => new RegExp(`step = ${n} of`).test(document.body.innerText), target - 1, 30000);
   await shot('04-timeline-follows-session.png');
   await stopDebugging(page);
 

@@ -72,7 +72,10 @@ export function renderSVG(t: Timeline): string {
   const lanes = [...new Set(t.steps.map((s) => s.g))].sort((a, b) => a - b);
   const laneOf = new Map(lanes.map((g, i) => [g, i]));
   const dx = 14, dy = 28, left = 56, top = 34;
-  const width = left + Math.max(1, t.steps.length) * dx + 40;
+  const bugLabel = t.bugStep > 0 && t.bugStep <= t.steps.length + 1 ? `✕ ${t.bugKind} at step ${t.bugStep}` : '';
+  const bugX = left + Math.min(t.bugStep, t.steps.length) * dx;
+  // Wide enough for the bug's label too (about 7 px a character at 12 px).
+  const width = Math.max(left + Math.max(1, t.steps.length) * dx + 40, bugLabel === '' ? 0 : bugX + 10 + 7 * bugLabel.length);
   const height = top + Math.max(1, lanes.length) * dy + 20;
   const parts: string[] = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${esc(t.title)}">`);
@@ -96,9 +99,8 @@ export function renderSVG(t: Timeline): string {
     parts.push(`<circle cx="${x}" cy="${y}" r="5" fill="${colours[family]}" class="${cls}" data-step="${n}" data-pos="${esc(s.pos)}"><title>step ${n}: G${s.g} ${esc(s.op)} ${esc(s.pos)}</title></circle>`);
     prev = s;
   });
-  if (t.bugStep > 0 && t.bugStep <= t.steps.length + 1) {
-    const x = left + Math.min(t.bugStep, t.steps.length) * dx;
-    parts.push(`<text x="${x + 2}" y="${top - 14}" class="bugtext">✕ ${esc(t.bugKind)} at step ${t.bugStep}</text>`);
+  if (bugLabel !== '') {
+    parts.push(`<text x="${bugX + 2}" y="${top - 14}" class="bugtext">${esc(bugLabel)}</text>`);
   }
   parts.push('</svg>');
   return parts.join('\n');

@@ -254,11 +254,7 @@ func saveRunJSON(path string, run *bench.Run) error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil

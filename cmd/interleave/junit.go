@@ -4,8 +4,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,26 +138,13 @@ func junitReport(f *testFlags, outcomes []testOutcome, started time.Time) *junit
 	return r
 }
 
-// writeJUnit writes the report to path, through a temporary file in the same directory, so
-// that a reader never sees half a report.
+// writeJUnit writes the report to path whole, so that a reader never sees half a report.
 func writeJUnit(path string, r *junitSuites) error {
 	b, err := xml.MarshalIndent(r, "", "  ")
+	if err == nil {
+		err = writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+	}
 	if err != nil {
-		return fmt.Errorf("-junit %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".junit-*.xml")
-	if err != nil {
-		return fmt.Errorf("-junit %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append([]byte(xml.Header), append(b, '\n')...)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("-junit %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("-junit %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("-junit %s: %w", path, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func TestJUnit(t *testing.T) {
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": junitTests})
 	report := filepath.Join(t.TempDir(), "report.xml")
-	code, out, errOut := interleaveIn(t, dir, nil, "test", "-junit", report, "-schedules", "500", "-minimize", "0", ".")
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-junit", report, "-origin", "editor-7", "-schedules", "500", "-minimize", "0", ".")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a bug)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -89,6 +90,25 @@ func TestJUnit(t *testing.T) {
 	}
 	if p := r.Suites[0].Properties; len(p) < 4 || p[0].Name != "strategy" || p[0].Value != "portfolio" {
 		t.Errorf("properties %+v", p)
+	}
+
+	// The run summary an editor watches for: written whole (no temporary file left beside
+	// it), with the origin that tells the editor's own runs from a terminal's.
+	runs, err := os.ReadDir(filepath.Join(dir, ".interleave", "runs"))
+	if err != nil || len(runs) != 1 || !strings.HasSuffix(runs[0].Name(), ".json") {
+		t.Fatalf("the runs directory: %v %v, want one summary", runs, err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, ".interleave", "runs", runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary struct {
+		Version int
+		Origin  string
+		Tests   []testOutcome
+	}
+	if err := json.Unmarshal(b, &summary); err != nil || summary.Version != 1 || summary.Origin != "editor-7" || len(summary.Tests) != 4 {
+		t.Errorf("run summary (%v): version %d, origin %q, %d tests; want 1, editor-7, 4", err, summary.Version, summary.Origin, len(summary.Tests))
 	}
 
 	// A report that cannot be written: said, with its path; the results are printed all the

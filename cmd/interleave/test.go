@@ -358,6 +358,7 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 	doc := struct {
 		Version   int
 		Time      time.Time
+		Origin    string `json:",omitempty"`
 		Packages  []string
 		Run       string
 		Strategy  string
@@ -365,13 +366,17 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 		Schedules int
 		Seed      uint64
 		Tests     []testOutcome
-	}{1, time.Now().UTC(), f.packages, f.run, f.strategy, f.params, f.schedules, f.seed, outcomes}
+	}{1, time.Now().UTC(), f.origin, f.packages, f.run, f.strategy, f.params, f.schedules, f.seed, outcomes}
 	b, err := json.MarshalIndent(doc, "", "\t")
 	if err != nil {
 		return "", err
 	}
+	// Written whole or not at all: an editor watching the directory reads it when it appears.
 	path := filepath.Join(runs, time.Now().UTC().Format("20060102T150405.000")+".json")
-	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return "", fmt.Errorf("save run: %w", err)
+	}
+	return path, nil
 }
 
 func indentLines(s, prefix string) string {

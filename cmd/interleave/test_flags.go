@@ -31,6 +31,7 @@ type testFlags struct {
 	strictLeak bool
 	json       bool
 	junit      string // the JUnit XML report's path, "" for none
+	origin     string // who started the run, recorded in its summary (.interleave/runs)
 	verbose    bool
 	minimize   time.Duration
 	maxSteps   int
@@ -199,6 +200,8 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			if f.junit, err = next(); err == nil && f.junit == "" {
 				err = fmt.Errorf("%w: -junit: want the path of the report to write", errUsage)
 			}
+		case "origin":
+			f.origin, err = next()
 		case "v":
 			f.verbose, err = boolValue()
 		default:
@@ -243,7 +246,7 @@ func contains(list []string, s string) bool {
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
-	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-junit file] [-v]
+	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-junit file] [-origin label] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
 path prefix, comma-separated) and explores each test that -run selects under the controlled
@@ -298,6 +301,7 @@ func writeTestFlags(w io.Writer) {
 		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},
 		{"-json", "false", "go test -json events"},
 		{"-junit file", "none", "also write the results as JUnit XML, for CI systems that read it"},
+		{"-origin label", "none", "who started the run, recorded in its summary in .interleave/runs (an editor tells its own runs from others by it)"},
 		{"-v", "false", "the test binary's output too"},
 	}
 	fmt.Fprintf(w, "\nFlags (default):\n")

@@ -38,7 +38,7 @@ function freePort() {
 
 async function main() {
   fs.mkdirSync(out, { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-'));
+  let tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-'));
   const home = path.join(tmp, 'home');
   const ws = path.join(tmp, 'examples');
   const bin = path.join(tmp, 'bin');
@@ -48,9 +48,12 @@ async function main() {
   execFileSync('go', ['build', '-o', path.join(bin, 'interleave-real'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
   // interleave.path is a wrapper that records what the editor sends the language server, so that
   // the initialize parameters lsp/lsptest drives the server with are VS Code's own (checked below).
+  // It also records the debug adapter's traffic, printed when the test fails.
   const capture = path.join(tmp, 'lsp-input');
+  const dapTrace = path.join(tmp, 'dap');
   fs.writeFileSync(path.join(bin, 'interleave'), `#!/bin/sh
 if [ "$1" = lsp ]; then tee -a '${capture}' | '${path.join(bin, 'interleave-real')}' "$@"; exit $?; fi
+if [ "$1" = dap ]; then tee -a '${dapTrace}.in' | '${path.join(bin, 'interleave-real')}' "$@" | tee -a '${dapTrace}.out'; exit $?; fi
 exec '${path.join(bin, 'interleave-real')}' "$@"
 `, { mode: 0o755 });
   const vsix = path.join(repo, 'extension', 'dist', 'interleave.vsix');
@@ -114,6 +117,14 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
     console.error('debug console: ' + (await page.locator('.repl').first().innerText({ timeout: 5000 }).catch(() => '?')));
     await shot('failure-console.png').catch(() => {});
     console.error('code-server log:\n' + serverLog.slice(-4000));
+    for (const dir of ['in', 'out']) {
+      const f = `${dapTrace}.${dir}`;
+      if (fs.existsSync(f)) console.error(`--- the debug adapter's ${dir === 'in' ? 'input' : 'output'}, its end\n` + fs.readFileSync(f, 'utf8').slice(-5000));
+    }
+    if (process.env.E2E_KEEP === '1') {
+      console.error(`kept ${tmp}`);
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-gone-'));
+    }
     const logs = path.join(home, '.local', 'share', 'code-server', 'logs');
     for (const f of (fs.readdirSync(logs, { recursive: true })).map(String).filter((f) => /(exthost\.log|Interleave\.log|interleave.*\.log)$/.test(f))) {
       console.error(`--- ${f}\n` + fs.readFileSync(path.join(logs, f), 'utf8').slice(-3000));
@@ -121,8 +132,12 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
     throw err;
   } finally {
     await ctx.close();
+    // code-server writes into the home directory until it has exited: wait for that, then
+    // remove the directory (retrying, as its children may still be closing files).
+    const exited = server.exitCode !== null ? Promise.resolve() : new Promise((resolve) => server.once('exit', resolve));
     server.kill();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10000))]);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
@@ -278,7 +293,7 @@ async function run(page, port, ws, shot, interleavePath) {
   }
   await pausedOn(page, 'the session to stop at the clicked step', 60000);
   // The Scheduler scope says the same: the clicked step is the next to run.
-  await waitFor(page, 'the Scheduler scope at the clicked step', (n) => new RegExp(`step = ${n} of`).test(document.body.innerText), target - 1, 30000);
+  await waitFor(page, 'the Scheduler scope at the clicked step', (n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${n} of \\d+`).test(r.textContent || '')), target - 1, 30000);
   await shot('04-timeline-follows-session.png');
   await stopDebugging(page);
 

@@ -37,7 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const timeline = new TimelinePanel();
   context.subscriptions.push(timeline);
   registerCommands(context, version, () => schedules.refresh(), timeline);
-  context.subscriptions.push(new TestingController(version, (pkgDir, test) => exploreInDebugger(pkgDir, test)));
+  context.subscriptions.push(new TestingController(version, (pkgDir, test) => exploreInDebugger(pkgDir, test), output));
 
   const startClient = async (): Promise<void> => {
     const tools = resolveTools();

@@ -76,7 +76,7 @@ test('the timeline has a lane per goroutine, marks by operation, and the bug', (
 
 test('a run summary written by interleave test in a terminal is read for the Testing view', () => {
   const text = JSON.stringify({
-    Version: 1, Time: '2026-11-24T16:40:00Z', Packages: ['./...'],
+    Version: 1, Time: '2026-11-24T16:40:00Z', Origin: 'vscode:s1', Packages: ['./...'],
     Tests: [
       { Package: 'example.com/m/bank', Test: 'TestTransfer', Result: { Event: 'result', Schedules: 2, Bug: { Kind: 'deadlock', Message: 'all goroutines are blocked', Position: 'bank/bank.go:4:2', Preemptions: 1 } } },
       { Package: 'example.com/m', Test: 'TestOK', Result: { Event: 'result', Schedules: 100, Interleavings: 7 } },
@@ -87,6 +87,8 @@ test('a run summary written by interleave test in a terminal is read for the Tes
   assert.ok(s);
   assert.equal(s.outcomes.length, 3);
   assert.equal(s.outcomes[0].Result?.Bug?.Kind, 'deadlock');
+  assert.equal(s.origin, 'vscode:s1');
+  assert.equal(parseRunSummary('{"Version":1,"Tests":[]}')?.origin, '');
   assert.equal(parseRunSummary('{"Version":1,"Tests":'), undefined);
   assert.equal(parseRunSummary('{"format":"interleave-schedule"}'), undefined);
   assert.equal(modulePath('// comment\nmodule example.com/m\n\ngo 1.22\n'), 'example.com/m');

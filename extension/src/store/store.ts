@@ -154,12 +154,14 @@ export interface RunOutcome {
 /** What the Testing view shows of a run summary written by interleave test. */
 export interface RunSummary {
   time: string;
+  /** Who started the run (interleave test -origin), '' when not said. */
+  origin: string;
   outcomes: RunOutcome[];
 }
 
 /** Reads a run summary; undefined for any other document (or a half-written one). */
 export function parseRunSummary(text: string): RunSummary | undefined {
-  let doc: { Version?: number; Time?: string; Tests?: RunOutcome[] };
+  let doc: { Version?: number; Time?: string; Origin?: unknown; Tests?: RunOutcome[] };
   try {
     doc = JSON.parse(text) as typeof doc;
   } catch {
@@ -169,7 +171,7 @@ export function parseRunSummary(text: string): RunSummary | undefined {
     return undefined;
   }
   const outcomes = doc.Tests.filter((t) => typeof t.Package === 'string' && typeof t.Test === 'string');
-  return { time: doc.Time ?? '', outcomes };
+  return { time: doc.Time ?? '', origin: typeof doc.Origin === 'string' ? doc.Origin : '', outcomes };
 }
 
 /** The module path of a go.mod's text ("module example.com/m"), or undefined. */

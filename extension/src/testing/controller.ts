@@ -22,10 +22,14 @@ export class TestingController implements vscode.Disposable {
   private readonly ctrl = vscode.tests.createTestController('interleave', 'Interleave');
   private readonly data = new WeakMap<vscode.TestItem, TestData>();
   private readonly disposables: vscode.Disposable[] = [];
-  /** Runs of the profiles in progress: their own run summaries are not shown twice. */
-  private ownRuns = 0;
+  /** The -origin of this window's own runs: their run summaries are not shown twice. */
+  private readonly origin = `vscode:${vscode.env.sessionId}`;
 
-  constructor(private readonly version: string, private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>) {
+  constructor(
+    private readonly version: string,
+    private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.ctrl.resolveHandler = async (item) => {
       if (item === undefined) {
         await this.discoverWorkspace();
@@ -57,22 +61,31 @@ export class TestingController implements vscode.Disposable {
 
   /** Shows the results of a run summary written by interleave test run outside this view. */
   private async showRunSummary(uri: vscode.Uri): Promise<void> {
-    if (this.ownRuns > 0) {
+    const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
+    let text: string;
+    try {
+      text = decode(await vscode.workspace.fs.readFile(uri));
+    } catch (err) {
+      this.log.warn(`run summary ${uri.fsPath}: ${String(err)}`);
       return;
     }
-    const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
-    const summary = parseRunSummary(decode(await vscode.workspace.fs.readFile(uri)));
-    if (summary === undefined || summary.outcomes.length === 0) {
+    const summary = parseRunSummary(text);
+    if (summary === undefined) {
+      this.log.warn(`run summary ${uri.fsPath}: not a run summary of interleave test (version 1)`);
       return;
+    }
+    if (summary.origin === this.origin || summary.outcomes.length === 0) {
+      return; // a run of this window's, shown as it ran; or a run that selected no test
     }
     const moduleDir = path.dirname(path.dirname(path.dirname(uri.fsPath))); // <module>/.interleave/runs/x.json
     let modPath: string | undefined;
     try {
       modPath = modulePath(decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(moduleDir, 'go.mod')))));
     } catch {
-      return; // not a module root: nothing to place the tests in
+      modPath = undefined;
     }
     if (modPath === undefined) {
+      this.log.warn(`run summary ${uri.fsPath}: ${moduleDir} has no go.mod with a module line: its tests cannot be placed`);
       return;
     }
     const found: { item: vscode.TestItem; outcome: RunOutcome }[] = [];
@@ -83,6 +96,7 @@ export class TestingController implements vscode.Disposable {
         found.push({ item, outcome });
       }
     }
+    this.log.info(`run summary ${uri.fsPath}${summary.origin ? ` (from ${summary.origin})` : ''}: ${found.length} of ${summary.outcomes.length} test(s) found in the workspace`);
     if (found.length === 0) {
       return;
     }
@@ -179,16 +193,6 @@ export class TestingController implements vscode.Disposable {
   }
 
   private async run(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
-    this.ownRuns++;
-    try {
-      await this.runProfile(req, token);
-    } finally {
-      // The run summary of the last test may arrive just after: keep it from showing twice.
-      setTimeout(() => this.ownRuns--, 2000);
-    }
-  }
-
-  private async runProfile(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.ctrl.createTestRun(req);
     const tools = await requireTools(this.version);
     const tests = await this.leaves(req);
@@ -215,7 +219,7 @@ export class TestingController implements vscode.Disposable {
     }
     const dir = path.dirname(d.file.fsPath);
     const schedules = vscode.workspace.getConfiguration('interleave').get<number>('schedules') ?? 10000;
-    const args = ['test', '-json', '-schedules', String(schedules), '-run', runPattern(d.test, d.subtest), '.'];
+    const args = ['test', '-json', '-origin', this.origin, '-schedules', String(schedules), '-run', runPattern(d.test, d.subtest), '.'];
     run.appendOutput(`$ interleave ${args.join(' ')}\r\n`, undefined, item);
     return new Promise((resolve) => {
       const child = cp.spawn(bin, args, { cwd: dir, env });

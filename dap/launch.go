@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -347,6 +346,8 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})
 	if err != nil {
 		s.progressEnd(buildID, "build failed")
+	} else if res.Cached {
+		s.progressEnd(buildID, fmt.Sprintf("unchanged: the cached build (%.1fs)", time.Since(buildStart).Seconds()))
 	} else {
 		s.progressEnd(buildID, fmt.Sprintf("built in %.1fs", time.Since(buildStart).Seconds()))
 	}
@@ -383,7 +384,13 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 			return nil, fmt.Errorf("launch: package %s has no test %s (it has %s)", pkg.ImportPath, a.Test, strings.Join(tests, ", "))
 		}
 	}
-	t.points = schedulingPoints(filepath.Join(t.work, "build", "src"), t.moduleDir)
+	t.points = make(map[string]map[int]bool, len(res.Points))
+	for file, lines := range res.Points {
+		t.points[file] = make(map[int]bool, len(lines))
+		for _, l := range lines {
+			t.points[file][l] = true
+		}
+	}
 	if t.ctl, err = listenControl(); err != nil {
 		return nil, err
 	}
@@ -601,34 +608,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// posLiteral is a position the instrumenter passes to the engine.
-var posLiteral = regexp.MustCompile(`"([^"\s]+\.go):(\d+):(\d+)"`)
-
-// schedulingPoints finds the lines with scheduling points in the rewritten files under dir.
-func schedulingPoints(dir, moduleDir string) map[string]map[int]bool {
-	out := make(map[string]map[int]bool)
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue
-		}
-		for _, m := range posLiteral.FindAllSubmatch(b, -1) {
-			file := string(m[1])
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(moduleDir, filepath.FromSlash(file))
-			}
-			line, _ := strconv.Atoi(string(m[2]))
-			if out[file] == nil {
-				out[file] = make(map[int]bool)
-			}
-			out[file][line] = true
-		}
-	}
-	return out
 }

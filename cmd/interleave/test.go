@@ -70,6 +70,14 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	for _, p := range res.Problems {
 		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", relPos(wd, p.Pos.String()), p.Msg))
 	}
+	if f.verbose {
+		switch {
+		case res.Cached:
+			out.warn("interleave: nothing changed: the cached build")
+		case res.NotCached != "":
+			out.warn("interleave: built; not kept in the build cache: " + res.NotCached)
+		}
+	}
 	if err := saveInstrumentation(res); err != nil {
 		out.warn("interleave: " + err.Error())
 	}

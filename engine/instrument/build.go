@@ -16,8 +16,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -199,6 +202,13 @@ type Result struct {
 	Problems []Problem
 	// Files is the number of files rewritten.
 	Files int
+	// Points lists, per source file (absolute path), the lines with scheduling points: where
+	// a debugger's breakpoint can stop the controlled execution.
+	Points map[string][]int
+	// Cached is set when the result comes from the build cache (nothing was rebuilt);
+	// NotCached says why a fresh result could not be kept there ("" when it was).
+	Cached    bool   `json:"-"`
+	NotCached string `json:"-"`
 }
 
 // An Error is a failure to load, instrument or build, with the go command's words.
@@ -212,6 +222,9 @@ func (e *Error) Error() string { return e.Op + ": " + strings.TrimSpace(e.Detail
 // Build loads the packages of cfg.Patterns with their tests, rewrites the packages of the main
 // module (and of cfg.Modules) into cfg.Work, and builds one test binary per package with
 // go test -c -overlay, leaving every file of the user's module as it was.
+//
+// An unchanged build is not made again: the result is kept in the cache directory, keyed by
+// everything it reads (buildcache.go), and its binaries are copied into cfg.Work.
 func Build(ctx context.Context, cfg Config) (*Result, error) {
 	var err error
 	if cfg.Cache, err = cacheDir(cfg.Cache); err != nil {
@@ -224,6 +237,35 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, why := buildKey(ctx, cfg, rt)
+	if key != "" && !slices.Contains(cfg.BuildFlags, "-a") {
+		if res, err := loadCachedBuild(cfg.Cache, key, cfg.Work); err != nil || res != nil {
+			if res != nil {
+				res.Cached = true
+			}
+			return res, err
+		}
+	}
+	res, err := build(ctx, cfg, rt)
+	if err != nil {
+		return nil, err
+	}
+	res.NotCached = why
+	// Kept only if nothing changed while it was built: the entry holds what its key says.
+	if key != "" {
+		if again, _ := buildKey(ctx, cfg, rt); again == key {
+			if err := saveCachedBuild(cfg.Cache, key, res); err != nil {
+				res.NotCached = "the build cache: " + err.Error()
+			}
+		} else {
+			res.NotCached = "the sources changed during the build"
+		}
+	}
+	return res, nil
+}
+
+// build is Build without its cache.
+func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	lcfg := &packages.Config{
 		Context:    ctx,
 		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
@@ -379,6 +421,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			rewritten[name] = dst
 			res.Files++
+			res.addPoints(p.Module.Dir, out)
 		}
 	}
 	for _, t := range targets {
@@ -494,6 +537,28 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	})
 	res.Problems = dedupProblems(res.Problems)
 	return res, nil
+}
+
+// posLiteral is a position the rewritten code passes to the engine: "file.go:line:col",
+// the file relative to its module's directory.
+var posLiteral = regexp.MustCompile(`"([^"\s]+\.go):(\d+):(\d+)"`)
+
+// addPoints records the scheduling points of a rewritten file of the module in moduleDir.
+func (r *Result) addPoints(moduleDir string, rewritten []byte) {
+	if r.Points == nil {
+		r.Points = map[string][]int{}
+	}
+	for _, m := range posLiteral.FindAllSubmatch(rewritten, -1) {
+		file := string(m[1])
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(moduleDir, filepath.FromSlash(file))
+		}
+		line, _ := strconv.Atoi(string(m[2]))
+		lines := r.Points[file]
+		if i, found := slices.BinarySearch(lines, line); !found {
+			r.Points[file] = slices.Insert(lines, i, line)
+		}
+	}
 }
 
 func pkgDir(p *packages.Package) string {

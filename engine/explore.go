@@ -91,6 +91,9 @@ type Report struct {
 	// Schedules is the number of executions run, Buggy how many of them had a bug.
 	Schedules int
 	Buggy     int
+	// Probes is the number of executions of a partitioned search (Prober) that explored
+	// another part's schedule to learn the tree; they are not among Schedules.
+	Probes int
 	// Interleavings is the number of distinct happens-before orders among the executions.
 	Interleavings int
 	MaxGoroutines int
@@ -175,6 +178,10 @@ func Explore(body func(*T), cfg Config) *Report {
 		}
 		res := r.run(body, rep.First == nil)
 		cfg.Strategy.End(res)
+		if p, ok := cfg.Strategy.(Prober); ok && p.Probe() && res.Err == nil && !res.Skipped {
+			rep.Probes++
+			continue
+		}
 		if res.DrewData && res.DataSeed == 0 {
 			fixedData = true
 		}

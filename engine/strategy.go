@@ -56,6 +56,16 @@ type Exhauster interface {
 	Exhausted() string
 }
 
+// Prober is implemented by strategies that explore one part of a partitioned search
+// (strategy.Partition: the workers of -p, the shards of -shard). A systematic strategy must
+// sometimes execute a schedule of another part to learn the shape of the tree above its own
+// part; after End, Probe reports whether the last execution was such a probe. A probe is not
+// counted, and its bug and races are not reported: the part that owns the schedule explores
+// it.
+type Prober interface {
+	Probe() bool
+}
+
 // Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
 // Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
 // out of range.

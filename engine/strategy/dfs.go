@@ -59,6 +59,10 @@ type Systematic struct {
 	maxCost   int
 	diverged  int // executions that ended before replaying their prefix
 	err       error
+
+	own    *ownership // the part of the tree explored, nil for all of it (partition.go)
+	probe  bool       // the last execution was another part's (engine.Prober)
+	probes int
 }
 
 // record is a work item: explore the node reached by the prefix before, from its child from
@@ -67,6 +71,7 @@ type record struct {
 	before     *seg
 	from       int32
 	costBefore int32
+	own        ownState // the owner of the node's schedules, as far as the prefix decides it
 }
 
 // node is a node of the schedule tree on the current path.
@@ -77,7 +82,8 @@ type node struct {
 	idx        int32   // child taken
 	hi         int32   // children idx..hi-1 are within the bound
 	costBefore int32
-	before     *seg // prefix leading to this node, built when needed
+	before     *seg     // prefix leading to this node, built when needed
+	own        ownState // the owner of the schedules through this node, before its choice
 }
 
 func newSystematic(name string, model costModel, max int) *Systematic {
@@ -92,9 +98,9 @@ func newSystematic(name string, model costModel, max int) *Systematic {
 // Restart implements engine.Restarter: the scheduling points changed, and the search starts
 // over on the new tree, from bound 0; the count of schedules explored goes on.
 func (s *Systematic) Restart() {
-	n := s.schedules
+	n, own := s.schedules, s.own
 	*s = *newSystematic(s.name, s.model, s.max)
-	s.schedules = n
+	s.schedules, s.own = n, own
 }
 
 // NewDFS returns the unbounded depth-first search of SCTBench §2.2 and §3 ("DFS"). Its Begin
@@ -135,13 +141,18 @@ func (s *Systematic) Err() error { return s.err }
 // Exhausted implements engine.Exhauster.
 func (s *Systematic) Exhausted() string {
 	var msg string
+	schedules, space := "schedules", "the whole schedule space"
+	if s.own != nil {
+		schedules = "schedules of part " + s.own.part.String()
+		space = "the part's whole share of the schedule space"
+	}
 	switch {
 	case s.model == costNone:
-		msg = fmt.Sprintf("all %d schedules explored", s.schedules)
+		msg = fmt.Sprintf("all %d %s explored", s.schedules, schedules)
 	case s.pruned:
-		msg = fmt.Sprintf("all %d schedules with ≤ %d %s explored", s.schedules, s.max, s.unit())
+		msg = fmt.Sprintf("all %d %s with ≤ %d %s explored", s.schedules, schedules, s.max, s.unit())
 	default:
-		msg = fmt.Sprintf("all %d schedules with ≤ %d %s explored (the whole schedule space)", s.schedules, s.maxCost, s.unit())
+		msg = fmt.Sprintf("all %d %s with ≤ %d %s explored (%s)", s.schedules, schedules, s.maxCost, s.unit(), space)
 	}
 	if s.diverged > 0 {
 		msg += fmt.Sprintf("; %d execution(s) ended before their recorded prefix: the program may be nondeterministic", s.diverged)
@@ -156,8 +167,12 @@ func (s *Systematic) unit() string {
 	return "preemptions"
 }
 
-// add puts r in the work list of the given cost, or drops it beyond the maximum bound.
+// add puts r in the work list of the given cost, or drops it beyond the maximum bound or
+// when its schedules are another part's.
 func (s *Systematic) add(r record, cost int32) {
+	if r.own.other {
+		return
+	}
 	c := int(cost)
 	if c > s.max {
 		s.pruned = true
@@ -198,6 +213,9 @@ func (s *Systematic) Begin() bool {
 		for len(s.stack) > 0 {
 			top := &s.stack[len(s.stack)-1]
 			top.idx++
+			for s.own != nil && top.idx < top.hi && s.own.child(top.own, int(top.idx), len(top.alts)).other {
+				top.idx++ // another part's branch
+			}
 			if top.idx < top.hi {
 				return true
 			}
@@ -231,7 +249,7 @@ func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
 	*n = node{choice: choice, alts: n.alts[:0], costs: n.costs[:0]}
 	fill(n)
 	if j == 0 {
-		n.idx, n.costBefore = s.item.from, s.item.costBefore
+		n.idx, n.costBefore, n.own = s.item.from, s.item.costBefore, s.item.own
 		if int(n.idx) >= len(n.alts) {
 			s.stack = s.stack[:j]
 			return 0, true
@@ -239,17 +257,28 @@ func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
 	} else {
 		p := &s.stack[j-1]
 		n.costBefore = p.costBefore + p.costs[p.idx]
+		n.own = s.own.child(p.own, int(p.idx), len(p.alts))
 	}
 	bound := int32(noBound)
 	if s.model != costNone {
 		bound = int32(s.bound)
+	}
+	if s.own != nil && !n.own.other {
+		// Go down the first branch of this part within the bound; when there is none,
+		// the execution is a probe, and the branches are tried in turn as usual.
+		for i := n.idx; int(i) < len(n.alts) && n.costBefore+n.costs[i] <= bound; i++ {
+			if !s.own.child(n.own, int(i), len(n.alts)).other {
+				n.idx = i
+				break
+			}
+		}
 	}
 	n.hi = n.idx + 1
 	for int(n.hi) < len(n.alts) && n.costBefore+n.costs[n.hi] <= bound {
 		n.hi++
 	}
 	if int(n.hi) < len(n.alts) {
-		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore}, n.costBefore+n.costs[n.hi])
+		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+n.costs[n.hi])
 	}
 	return n.alts[n.idx], false
 }
@@ -328,19 +357,27 @@ func describe(v int32, bad bool) string {
 
 // End implements engine.Strategy.
 func (s *Systematic) End(r *engine.Result) {
-	s.schedules++
-	s.atBound++
 	reached := s.pos - len(s.path)
 	if reached < len(s.stack) && r.Err == nil {
 		// The execution ended inside its recorded prefix: a nondeterministic program.
 		s.diverged++
 		s.stack = s.stack[:max(reached, 0)]
 	}
-	cost := int(s.item.costBefore)
+	cost, own := int(s.item.costBefore), s.item.own
 	if n := len(s.stack); n > 0 {
 		top := &s.stack[n-1]
 		cost = int(top.costBefore + top.costs[top.idx])
+		own = s.own.child(top.own, int(top.idx), len(top.alts))
 	}
 	s.lastCost = cost
+	if s.probe = !s.own.mine(own); s.probe {
+		s.probes++
+		return
+	}
+	s.schedules++
+	s.atBound++
 	s.maxCost = max(s.maxCost, cost)
 }
+
+// Probe implements engine.Prober: the last execution's schedule is another part's.
+func (s *Systematic) Probe() bool { return s.probe }

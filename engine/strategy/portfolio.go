@@ -326,3 +326,13 @@ func (p *Portfolio) Exhausted() string {
 	}
 	return "every member exhausted: " + msg
 }
+
+// Probe implements engine.Prober: the last execution's member explored another part's
+// schedule (a partitioned portfolio partitions its members).
+func (p *Portfolio) Probe() bool {
+	if p.cur < 0 {
+		return false
+	}
+	x, ok := p.members[p.cur].s.(engine.Prober)
+	return ok && x.Probe()
+}

@@ -23,6 +23,8 @@ type seeds struct {
 	first    uint64
 	hasFirst bool
 	cur      uint64 // the seed of the current execution
+	index    uint64 // executions of the unpartitioned list begun so far
+	part     Part   // the part of the list this strategy runs (partition.go)
 	pcg      *rand.PCG
 	rng      *rand.Rand // the current execution's generator, on pcg
 }
@@ -34,10 +36,16 @@ func newSeeds(seed uint64) seeds {
 
 // next seeds the generator of a new execution.
 func (s *seeds) next() {
-	if s.hasFirst {
-		s.cur, s.hasFirst = s.first, false
-	} else {
-		s.cur = s.master.Uint64()
+	for {
+		if s.hasFirst {
+			s.cur, s.hasFirst = s.first, false
+		} else {
+			s.cur = s.master.Uint64()
+		}
+		s.index++
+		if s.part.ownsExecution(s.index - 1) {
+			break
+		}
 	}
 	s.pcg.Seed(s.cur, execStream)
 }

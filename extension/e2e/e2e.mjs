@@ -85,7 +85,9 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
   const env = { ...process.env, HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin'.split(':').filter((d) => !d.includes('go')).join(':') };
   execFileSync(codeServer, ['--install-extension', vsix, '--force'], { env, stdio: 'inherit' });
   const port = await freePort();
-  const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ws], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // In a process group of its own, so that its children (the extension host, the language
+  // server, file watchers) are stopped with it.
+  const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ws], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let serverLog = '';
   const listening = new Promise((resolve, reject) => {
     const seen = (d) => {
@@ -132,12 +134,20 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
     throw err;
   } finally {
     await ctx.close();
-    // code-server writes into the home directory until it has exited: wait for that, then
-    // remove the directory (retrying, as its children may still be closing files).
+    // code-server and its children write into the home directory until they have exited:
+    // stop the whole process group, wait, then remove the directory (retrying, as they may
+    // still be closing files). A directory left behind is said, not a failure of the test.
     const exited = server.exitCode !== null ? Promise.resolve() : new Promise((resolve) => server.once('exit', resolve));
-    server.kill();
+    const signalGroup = (sig) => { try { process.kill(-server.pid, sig); } catch { /* already gone */ } };
+    signalGroup('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10000))]);
-    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    signalGroup('SIGKILL');
+    try {
+      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
+    } catch (err) {
+      console.error(`warning: the e2e test's directory ${tmp} was not removed: ${err.message}`);
+    }
   }
 }
 

@@ -50,6 +50,13 @@ type Config struct {
 	// RacyPoints lists the positions of those that are with PointsRacy.
 	Points     Points
 	RacyPoints []Pos
+	// FixedRacyPoints keeps RacyPoints as they are: races first seen during the exploration
+	// do not make their accesses points. The parts of a partitioned search (strategy.Part)
+	// must all explore the same tree.
+	FixedRacyPoints bool
+	// Fingerprints makes the report list the distinct interleavings' fingerprints (up to
+	// MaxFingerprints), so that the parts of a partitioned exploration can count their union.
+	Fingerprints bool
 	// Races turns the data-race detector on; RacesFail makes the first race of an
 	// execution a bug (kind Race) that ends it, instead of a finding.
 	Races     bool
@@ -85,6 +92,9 @@ func (c *Config) UseFile(f *schedule.File) error {
 	return nil
 }
 
+// MaxFingerprints bounds Report.Fingerprints: beyond it, the parts' union is approximate.
+const MaxFingerprints = 20000
+
 // Report summarizes an exploration.
 type Report struct {
 	Strategy string
@@ -94,8 +104,10 @@ type Report struct {
 	// Probes is the number of executions of a partitioned search (Prober) that explored
 	// another part's schedule to learn the tree; they are not among Schedules.
 	Probes int
-	// Interleavings is the number of distinct happens-before orders among the executions.
+	// Interleavings is the number of distinct happens-before orders among the executions,
+	// and Fingerprints theirs, with Config.Fingerprints.
 	Interleavings int
+	Fingerprints  []uint64
 	MaxGoroutines int
 	MaxSteps      int
 	Elapsed       time.Duration
@@ -194,7 +206,7 @@ func Explore(body func(*T), cfg Config) *Report {
 					fresh = append(fresh, *rc)
 				}
 			})
-			if r.racy != nil && r.growRacy(fresh) {
+			if r.racy != nil && !cfg.FixedRacyPoints && r.growRacy(fresh) {
 				rep.RacyPointsGrew++
 			}
 		}
@@ -222,6 +234,9 @@ func Explore(body func(*T), cfg Config) *Report {
 		if _, ok := seen[res.Fingerprint]; !ok {
 			seen[res.Fingerprint] = struct{}{}
 			rep.Interleavings++
+			if cfg.Fingerprints && len(rep.Fingerprints) < MaxFingerprints {
+				rep.Fingerprints = append(rep.Fingerprints, res.Fingerprint)
+			}
 		}
 		switch {
 		case res.Err != nil:

@@ -138,7 +138,9 @@ func examine() stall {
 				}
 			}
 		case status == "syscall" || status == "IO wait" || status == "sleep":
-			if !parked {
+			// os/signal's loop waits for a signal in a system call: only a signal (an
+			// interrupt, which ends the exploration) wakes it.
+			if !parked && !strings.Contains(b, "os/signal.signal_recv") {
 				canRun = true
 			}
 		}

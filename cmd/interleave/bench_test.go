@@ -76,8 +76,8 @@ func TestBenchEndToEnd(t *testing.T) {
 		if c == nil || c.Error != "" {
 			t.Fatalf("%s × %s: %+v", tc.pkg, tc.technique, c)
 		}
-		all := testEvent(t, filepath.Join(suite, tc.pkg), "-strategy", tc.strategy, "-schedules", strconv.Itoa(limit), "-seed", "1", "-keep-going", "-minimize", "0")
-		first := testEvent(t, filepath.Join(suite, tc.pkg), "-strategy", tc.strategy, "-schedules", strconv.Itoa(limit), "-seed", "1", "-minimize", "0")
+		all := testEvent(t, filepath.Join(suite, tc.pkg), "-p", "1", "-strategy", tc.strategy, "-schedules", strconv.Itoa(limit), "-seed", "1", "-keep-going", "-minimize", "0")
+		first := testEvent(t, filepath.Join(suite, tc.pkg), "-p", "1", "-strategy", tc.strategy, "-schedules", strconv.Itoa(limit), "-seed", "1", "-minimize", "0")
 		if c.Schedules != limit || c.Schedules != *all.Schedules || c.Buggy != *all.Buggy || c.FirstBug != *first.Schedules {
 			t.Errorf("%s × %s: bench says %d schedules, %d buggy, first bug at %d; interleave test says %d, %d, %d",
 				tc.pkg, tc.technique, c.Schedules, c.Buggy, c.FirstBug, *all.Schedules, *all.Buggy, *first.Schedules)

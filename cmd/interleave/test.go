@@ -41,8 +41,17 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := strategy.New(f.strategy, f.params, f.seed); err != nil {
+	s, err := strategy.New(f.strategy, f.params, f.seed)
+	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	// A test is split among workers only when its strategy can be partitioned; a shard
+	// must be.
+	splittable := strategy.Partition(s, strategy.Part{}.Within(0, 2)) == nil
+	if f.shard.Count > 1 {
+		if err := strategy.Partition(s, strategy.Part{}.Within(f.shard.Index, f.shard.Count)); err != nil {
+			return fmt.Errorf("%w: -shard: %v", errUsage, err)
+		}
 	}
 	ctx, stop := stopContext()
 	defer stop()
@@ -82,11 +91,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		out.warn("interleave: " + err.Error())
 	}
 	// Select the tests.
-	type job struct {
-		pkg  *instrument.Package
-		test string
-	}
-	var jobs []job
+	var jobs []*testJob
 	for _, p := range res.Packages {
 		if p.Binary == "" {
 			out.noTests(p.ImportPath)
@@ -102,17 +107,19 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		for _, t := range tests {
-			jobs = append(jobs, job{p, t})
+			jobs = append(jobs, &testJob{pkg: p, test: t, done: make(chan struct{})})
 		}
 	}
+	planJobs(f, jobs, splittable)
 	var outcomes []testOutcome
 	started := time.Now()
 	bugs, failures := 0, 0
+	runJobs(ctx, f, jobs, out)
 	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
+		if !j.started {
+			continue
 		}
-		o := runOneTest(ctx, f, j.pkg, j.test, out)
+		o := j.outcome
 		outcomes = append(outcomes, o)
 		switch {
 		case o.Err != "":
@@ -222,10 +229,14 @@ func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]
 	return tests, nil
 }
 
-// runOneTest runs the test binary of p for one test, reading its events as they come.
-func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test string, out *output) testOutcome {
+// runOneTest explores one test in its worker processes, reading their events as they come,
+// and writes its result to out.
+func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live *liveProgress) testOutcome {
+	p, test := j.pkg, j.test
 	o := testOutcome{Package: p.ImportPath, Test: test}
 	out.start(p.ImportPath, test)
+	live.begin(p.ImportPath, test)
+	defer live.end(p.ImportPath, test)
 	storeDir, err := store.ScheduleDir(p.Dir)
 	if err != nil {
 		// The exploration still runs: a bug's schedule is printed in full instead of saved.
@@ -265,7 +276,7 @@ func runOneTest(ctx context.Context, f *testFlags, p *instrument.Package, test s
 	if f.strictLeak {
 		env = append(env, "INTERLEAVE_STRICT_LEAKS=true")
 	}
-	res, log, err := execTest(ctx, p, test, env, out.progress)
+	res, log, err := exploreParts(ctx, f, j, env, live)
 	if f.verbose {
 		out.verboseLog(log)
 	}
@@ -363,24 +374,37 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return "", fmt.Errorf("save run: %w", err)
 	}
-	doc := struct {
-		Version   int
-		Time      time.Time
-		Origin    string `json:",omitempty"`
-		Packages  []string
-		Run       string
-		Strategy  string
-		Params    map[string]string
-		Schedules int
-		Seed      uint64
-		Tests     []testOutcome
-	}{1, time.Now().UTC(), f.origin, f.packages, f.run, f.strategy, f.params, f.schedules, f.seed, outcomes}
+	doc := &runSummary{Version: 1, Time: time.Now().UTC(), Origin: f.origin, Packages: f.packages, Run: f.run,
+		Strategy: f.strategy, Params: f.params, Schedules: f.schedules, Seed: f.seed, Tests: outcomes}
+	if f.shard.Count > 1 {
+		doc.Part = strategy.Part{Levels: []strategy.PartLevel{f.shard}}.String()
+	}
+	return doc.save(runs)
+}
+
+// runSummary is a run's summary in .interleave/runs (docs/results-store.md).
+type runSummary struct {
+	Version   int
+	Time      time.Time
+	Origin    string `json:",omitempty"`
+	Part      string `json:",omitempty"` // the shard explored (-shard), "" for all
+	Packages  []string
+	Run       string
+	Strategy  string
+	Params    map[string]string
+	Schedules int
+	Seed      uint64
+	Tests     []testOutcome
+}
+
+// save writes the summary into the runs directory, named by its time.
+func (doc *runSummary) save(runs string) (string, error) {
 	b, err := json.MarshalIndent(doc, "", "\t")
 	if err != nil {
 		return "", err
 	}
 	// Written whole or not at all: an editor watching the directory reads it when it appears.
-	path := filepath.Join(runs, time.Now().UTC().Format("20060102T150405.000")+".json")
+	path := filepath.Join(runs, doc.Time.Format("20060102T150405.000")+".json")
 	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
 		return "", fmt.Errorf("save run: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +31,10 @@ type testFlags struct {
 	keepGoing  bool
 	strictLeak bool
 	json       bool
-	junit      string // the JUnit XML report's path, "" for none
-	origin     string // who started the run, recorded in its summary (.interleave/runs)
+	workers    int                // test processes at once (-p)
+	shard      strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
+	junit      string             // the JUnit XML report's path, "" for none
+	origin     string             // who started the run, recorded in its summary (.interleave/runs)
 	verbose    bool
 	minimize   time.Duration
 	maxSteps   int
@@ -52,7 +55,7 @@ var (
 )
 
 func parseTestFlags(args []string) (*testFlags, error) {
-	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second,
+	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second, workers: runtime.NumCPU(),
 		points: explore.DefaultPoints.String(), races: "report", raceRuns: explore.DefaultRaceRuns}
 	if !contains(strategy.Names, "portfolio") {
 		f.strategy = explore.DefaultStrategy
@@ -202,6 +205,20 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			}
 		case "origin":
 			f.origin, err = next()
+		case "p":
+			var v string
+			if v, err = next(); err == nil {
+				if f.workers, err = strconv.Atoi(v); err != nil || f.workers < 1 {
+					err = fmt.Errorf("%w: -p %s: want a number of worker processes ≥ 1 (stride's parameter p is set as -strategy stride:p=…)", errUsage, v)
+				}
+			}
+		case "shard":
+			var v string
+			if v, err = next(); err == nil {
+				if f.shard, err = strategy.ParsePartLevel(v); err != nil {
+					err = fmt.Errorf("%w: -shard: %v", errUsage, err)
+				}
+			}
 		case "v":
 			f.verbose, err = boolValue()
 		default:
@@ -246,7 +263,8 @@ func contains(list []string, s string) bool {
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
-	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-json] [-junit file] [-origin label] [-v]
+	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-p N] [-shard i/n]
+	[-json] [-junit file] [-origin label] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
 path prefix, comma-separated) and explores each test that -run selects under the controlled
@@ -273,7 +291,18 @@ Virtual time passes a little at every step, faster the longer the program runs w
 blocking, so that a loop bounded by a deadline ends; time.Now never returns the same instant
 twice.
 
-Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb).
+-p N runs up to N test processes at once (default: the number of CPUs), as go test -p does;
+the output stays per test and in order. A test with processes to spare (fewer tests than N) is
+split among several, each exploring a disjoint part of its schedules: a randomized strategy's
+executions by their per-execution seeds, a systematic one's schedule tree by decision
+prefixes; together they explore what one process would, and the first bug stops them all
+unless -keep-going. -shard i/n explores shard i of n of every test's schedules in the same
+way, decided only by the flags, the seed and i/n: n machines (Kubernetes Indexed Jobs, a CI
+matrix) run the n shards with the same command line, and interleave merge combines their
+results stores. PERIOD cannot be split (its slices come from its own executions).
+
+Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
+set as -strategy stride:p=0.0216, -p being the number of processes.
 
 Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored), 2 the
 tool could not run.
@@ -299,6 +328,8 @@ func writeTestFlags(w io.Writer) {
 		{"-points mode", d.points, "scheduling points among memory accesses: racy, sync or all"},
 		{"-races mode", d.races, "report, fail or off"},
 		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},
+		{"-p N", "the number of CPUs", "test processes at once; a test is split among the processes its share leaves"},
+		{"-shard i/n", "none", "explore shard i of n of every test (1 ≤ i ≤ n), for n machines; interleave merge joins their stores"},
 		{"-json", "false", "go test -json events"},
 		{"-junit file", "none", "also write the results as JUnit XML, for CI systems that read it"},
 		{"-origin label", "none", "who started the run, recorded in its summary in .interleave/runs (an editor tells its own runs from others by it)"},

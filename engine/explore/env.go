@@ -93,6 +93,13 @@ func (o *options) envOptions() error {
 		}
 		o.config.StrictLeaks = b
 	}
+	if v := os.Getenv("INTERLEAVE_PART"); v != "" {
+		p, err := strategy.ParsePart(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_PART: %w", err)
+		}
+		o.part = p
+	}
 	if v := os.Getenv("INTERLEAVE_SCHEDULE_DIR"); v != "" {
 		o.dir = v
 	}

@@ -30,6 +30,13 @@ type Event struct {
 	Interleavings int `json:"Interleavings"`
 	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
 	MaxSteps      int `json:"MaxSteps,omitempty"`
+	// Part is the part of a partitioned exploration ("2/4", see strategy.Part), and Probes
+	// the executions that only learnt the schedule tree for it (not among Schedules).
+	Part   string `json:"Part,omitempty"`
+	Probes int    `json:"Probes,omitempty"`
+	// Fingerprints are the distinct interleavings of a part's result, so that the
+	// interleave command counts the union of the parts'.
+	Fingerprints []uint64 `json:"Fingerprints,omitempty"`
 	// FirstBug is the number of the first schedule that found a bug (result only).
 	FirstBug int `json:"FirstBug,omitempty"`
 	// Points is the scheduling-points mode, DetectionSchedules the schedules of its
@@ -73,12 +80,14 @@ type events struct {
 	mu   sync.Mutex
 	w    io.Writer
 	last time.Time
+	part string // of a partitioned exploration, written in every event
 }
 
 func (ev *events) write(e *Event) {
 	if ev == nil {
 		return
 	}
+	e.Part = ev.part
 	b, _ := json.Marshal(e)
 	ev.mu.Lock()
 	ev.w.Write(append(b, '\n'))
@@ -111,7 +120,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 		Elapsed: rep.Elapsed.Seconds(), Schedules: rep.Schedules, Buggy: rep.Buggy,
 		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
 		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
-		FirstBug: rep.FirstAt,
+		FirstBug: rep.FirstAt, Probes: rep.Probes, Fingerprints: rep.Fingerprints,
 	}
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()

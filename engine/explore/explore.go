@@ -25,9 +25,11 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +71,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		t.Fatalf("interleave: %v", err)
 	}
 	o.config.Name = t.Name()
+	o.budget = o.config.Schedules
 	if root, err := store.WorkingModule(); err == nil {
 		o.config.Root = root // bug positions relative to the module, as operations' are
 	}
@@ -99,7 +102,33 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			fail(nil, "%v", err)
 		}
 	}
+	if !o.part.Whole() {
+		if err := strategy.Partition(s, o.part); err != nil {
+			fail(nil, "%v", err)
+		}
+		// INTERLEAVE_SCHEDULES is the whole run's budget; every part explores the same tree.
+		total := o.config.Schedules
+		o.config.Schedules = o.part.Share(total)
+		o.config.FixedRacyPoints = true
+		o.config.Fingerprints = true
+		if o.events != nil {
+			o.events.part = o.part.String()
+		}
+		if total > 0 && o.config.Schedules == 0 {
+			// More parts than schedules: this one has none.
+			o.events.write(resultEvent(t.Name(), info, &Report{Strategy: s.Name(), Stopped: "schedules"}))
+			return &Report{Strategy: s.Name(), Stopped: "schedules"}
+		}
+	}
 	o.config.Strategy = s
+	if os.Getenv("INTERLEAVE_CLI") != "" && o.config.Context == nil {
+		// Run by the interleave command, which interrupts a test it stops (Ctrl-C, another
+		// part found the bug): the exploration ends after the execution under way and
+		// reports what it found, as a canceled result.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		o.config.Context = ctx
+	}
 	start := time.Now()
 	var detect *Report
 	if o.config.Points == engine.PointsRacy && o.config.RacyPoints == nil {

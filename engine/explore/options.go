@@ -30,6 +30,8 @@ type options struct {
 	raceRuns     int           // schedules of the race-detection phase of points "racy"
 	strict       bool          // refuse to replay a schedule recorded by other code (INTERLEAVE_REPLAY_STRICT)
 	confirm      bool          // replay a bug's schedule in a fresh process before reporting it (confirm.go)
+	budget       int           // the schedules of the whole run (the part's share is config.Schedules)
+	part         strategy.Part // the part of a partitioned exploration this process explores (INTERLEAVE_PART)
 }
 
 // defaultOptions are the options of Test before any is applied.

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -87,6 +88,10 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		Time:      time.Now().UTC(),
 		Strategy:  rep.Strategy,
 		Params:    o.params,
+		Seed:      o.seed,
+		Budget:    o.budget,
+		Build:     store.BuildID(),
+		Part:      o.part.String(),
 		Points:    o.config.Points.String(),
 		Schedules: rep.Schedules,
 	}
@@ -106,7 +111,14 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: engine.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
 	}
 	f.Files = findings.HashFiles(root, namedFiles(f))
-	if err := f.Save(root); err != nil {
+	if dir := os.Getenv("INTERLEAVE_FINDINGS_DIR"); dir != "" {
+		// A part of a test explored by several processes: the interleave command merges the
+		// parts' documents into the store (findings.Merge).
+		err = f.SaveIn(dir)
+	} else {
+		err = f.Save(root)
+	}
+	if err != nil {
 		return "", err
 	}
 	return f.Path, nil

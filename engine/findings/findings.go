@@ -49,9 +49,18 @@ type File struct {
 	Test    Test   `json:"test"`
 	// Time is when the run ended.
 	Time time.Time `json:"time"`
-	// Strategy and Params are the exploration's strategy.
+	// Strategy and Params are the exploration's strategy, Seed its seed and Budget the
+	// schedules the run was given (0: none).
 	Strategy string            `json:"strategy,omitempty"`
 	Params   map[string]string `json:"params,omitempty"`
+	Seed     uint64            `json:"seed,omitempty"`
+	Budget   int               `json:"budget,omitempty"`
+	// Build identifies the code explored (store.BuildID: the instrumented sources, the other
+	// modules' versions, the runtime), the same on every machine that builds the same code.
+	Build string `json:"build,omitempty"`
+	// Part is the part of a partitioned exploration the document covers ("2/4", "1/2,2/2";
+	// parts of one merged document are joined by ";"), empty for the whole exploration.
+	Part string `json:"part,omitempty"`
 	// Points is the scheduling-points mode ("all", "sync", "racy"); RacyPoints the
 	// positions that were scheduling points in mode "racy".
 	Points     string   `json:"points"`
@@ -179,11 +188,25 @@ func Path(root, pkg, test string) string {
 // Save writes f into the findings directory of the module root, replacing the test's
 // previous document, and sets f.Path. The write is atomic: a reader never sees half a file.
 func (f *File) Save(root string) error {
+	if err := f.SaveIn(filepath.Join(root, filepath.FromSlash(Dir))); err != nil {
+		return err
+	}
+	// A document this test had under the earlier name is replaced by this one (one of
+	// another test that flattens alike stays).
+	legacy := filepath.Join(filepath.Dir(f.Path), legacyName(f.Test.Package, f.Test.Name))
+	if old, err := Load(legacy); err == nil && old.Test.Package == f.Test.Package && old.Test.Name == f.Test.Name {
+		os.Remove(legacy)
+	}
+	return nil
+}
+
+// SaveIn writes f into the findings directory dir (of a store, or of one part of a run),
+// replacing the test's document there, and sets f.Path. The write is atomic.
+func (f *File) SaveIn(dir string) error {
 	f.Format, f.Version = FormatName, Version
 	if f.Races == nil {
 		f.Races = []Race{}
 	}
-	dir := filepath.Join(root, filepath.FromSlash(Dir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save findings: %w", err)
 	}
@@ -191,7 +214,7 @@ func (f *File) Save(root string) error {
 	if err != nil {
 		return fmt.Errorf("save findings: %w", err)
 	}
-	path := Path(root, f.Test.Package, f.Test.Name)
+	path := filepath.Join(dir, Name(f.Test.Package, f.Test.Name))
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("save findings: %w", err)
@@ -208,12 +231,6 @@ func (f *File) Save(root string) error {
 		return fmt.Errorf("save findings %s: %w", path, err)
 	}
 	f.Path = path
-	// A document this test had under the earlier name is replaced by this one (one of
-	// another test that flattens alike stays).
-	legacy := filepath.Join(dir, legacyName(f.Test.Package, f.Test.Name))
-	if old, err := Load(legacy); err == nil && old.Test.Package == f.Test.Package && old.Test.Name == f.Test.Name {
-		os.Remove(legacy)
-	}
 	return nil
 }
 

@@ -114,6 +114,22 @@ func (p Part) check() error {
 	return nil
 }
 
+// Share is the part's share of a budget of total schedules (0: none): the number of the
+// whole run's first total executions it owns — exactly those a randomized strategy runs —
+// and, for a systematic one, as many.
+func (p Part) Share(total int) int {
+	if total <= 0 || p.Whole() {
+		return total
+	}
+	n := 0
+	for i := 0; i < total; i++ {
+		if p.ownsExecution(uint64(i)) {
+			n++
+		}
+	}
+	return n
+}
+
 // ownsExecution reports whether the part owns execution i of a randomized strategy.
 func (p Part) ownsExecution(i uint64) bool {
 	for _, l := range p.Levels {

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/interleave-dev/interleave/engine/findings"
+)
+
+// workersTests are three tests: a lost update (a bug, and a race), a locked counter and a
+// channel handoff (no bug), small enough for DFS to explore whole.
+const workersTests = racyTest + `
+func TestLockedCounter(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if n != 3 {
+		t.Fatalf("n = %d, want 3", n)
+	}
+}
+
+func TestHandoff(t *testing.T) {
+	ch := make(chan int)
+	done := make(chan bool)
+	go func() {
+		sum := 0
+		for v := range ch {
+			sum += v
+		}
+		done <- sum == 6
+	}()
+	for i := 1; i <= 3; i++ {
+		ch <- i
+	}
+	close(ch)
+	if !<-done {
+		t.Fatal("wrong sum")
+	}
+}
+`
+
+// timing matches the parts of interleave test's summary lines that are timings.
+var timing = regexp.MustCompile(`, [\d,]+/s\)|\t[\d.]+s$`)
+
+// summaryLines are the ok/FAIL lines of interleave test's output, without their timings.
+func summaryLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "FAIL\t") {
+			lines = append(lines, timing.ReplaceAllString(l, ""))
+		}
+	}
+	return lines
+}
+
+// TestWorkers checks that -p N gives the output of -p 1, in the same order, apart from
+// timings: with fewer processes than tests (each test in one process) and with more (tests
+// split among processes, exploring disjoint parts of their schedules).
+func TestWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
+	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all"}
+	code, out, errOut := interleaveIn(t, dir, nil, append(args, "-p", "1", ".")...)
+	want := summaryLines(out)
+	if code != 1 || len(want) != 3 {
+		t.Fatalf("-p 1: exit %d, want 1 (a bug) and three tests\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(want[1], "all ") || !strings.Contains(want[2], "all ") {
+		t.Fatalf("-p 1: the tests without a bug were not explored whole:\n%s", out)
+	}
+	for _, p := range []string{"2", "3", "7"} {
+		t.Run("p"+p, func(t *testing.T) {
+			code, out, errOut := interleaveIn(t, dir, nil, append(args, "-p", p, ".")...)
+			if got := summaryLines(out); code != 1 || !slices.Equal(got, want) {
+				t.Fatalf("-p %s: exit %d\n%s\nwant, as -p 1:\n%s\n%s", p, code, strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
+			}
+		})
+	}
+}
+
+// TestShardsAndMerge runs the shards of a DFS exploration one after the other, as machines
+// would, merges their stores and compares the result with the unsharded run's: the same
+// schedules, the same races seen in the same number of schedules, the bug. Stores of another
+// exploration are refused.
+func TestShardsAndMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
+	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
+	store := filepath.Join(dir, findings.StoreDir)
+	// run runs interleave test with extra and moves the store it made to a directory.
+	run := func(name string, extra ...string) string {
+		t.Helper()
+		code, out, errOut := interleaveIn(t, dir, nil, append(append(slices.Clone(args), extra...), ".")...)
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s\n%s", name, code, out, errOut)
+		}
+		dst := filepath.Join(t.TempDir(), name)
+		if err := os.Rename(store, dst); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	whole := run("whole")
+	shard1 := run("shard1", "-shard", "1/2")
+	shard2 := run("shard2", "-shard", "2/2")
+	otherSeed := run("seed2", "-shard", "2/2", "-seed", "2")
+
+	target := writeModule(t, map[string]string{"m_test.go": workersTests})
+	code, out, errOut := interleaveIn(t, target, nil, "merge", shard1, shard2)
+	if code != 0 || !strings.Contains(out, "merged 2 store(s)") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+	}
+	merged, errs := findings.LoadAll(target)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	wantDocs := loadStore(t, whole)
+	if len(merged) != 3 || len(wantDocs) != 3 {
+		t.Fatalf("%d merged documents, %d of the whole run; want 3", len(merged), len(wantDocs))
+	}
+	for i, m := range merged {
+		w := wantDocs[i]
+		if m.Test.Name != w.Test.Name || m.Schedules != w.Schedules || m.Part != "" {
+			t.Errorf("%s: merged %d schedules (part %q), the whole run %d", m.Test.Name, m.Schedules, m.Part, w.Schedules)
+		}
+		if len(m.Races) != len(w.Races) {
+			t.Errorf("%s: merged races %v, whole %v", m.Test.Name, m.Races, w.Races)
+			continue
+		}
+		for j := range m.Races {
+			if m.Races[j].Key() != w.Races[j].Key() || m.Races[j].Schedules != w.Races[j].Schedules {
+				t.Errorf("%s: merged race %s in %d schedules, whole %s in %d", m.Test.Name, m.Races[j].Key(), m.Races[j].Schedules, w.Races[j].Key(), w.Races[j].Schedules)
+			}
+		}
+		if len(m.Bugs) != len(w.Bugs) {
+			t.Errorf("%s: merged bugs %v, whole %v", m.Test.Name, m.Bugs, w.Bugs)
+		}
+		for _, b := range m.Bugs {
+			if _, err := os.Stat(b.Schedule); err != nil || !strings.HasPrefix(b.Schedule, target) {
+				t.Errorf("%s: the bug's schedule %s is not in the merged store: %v", m.Test.Name, b.Schedule, err)
+			}
+		}
+	}
+	// Merging again changes nothing: every schedule is there already.
+	if code, out, _ := interleaveIn(t, target, nil, "merge", shard1, shard2); code != 0 || !strings.Contains(out, "0 schedule file(s) copied") {
+		t.Errorf("second merge: exit %d: %s", code, out)
+	}
+
+	// Another seed: refused, with what differs, and nothing written.
+	fresh := writeModule(t, map[string]string{"m_test.go": workersTests})
+	code, _, errOut = interleaveIn(t, fresh, nil, "merge", shard1, otherSeed)
+	if code != 2 || !strings.Contains(errOut, "differ in seed") || !strings.Contains(errOut, "nothing was merged") {
+		t.Fatalf("merge of two seeds: exit %d, want 2 naming the seed\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, findings.StoreDir)); err == nil {
+		t.Errorf("a refused merge wrote %s", filepath.Join(fresh, findings.StoreDir))
+	}
+	if code, _, errOut := interleaveIn(t, fresh, nil, "merge", "-force", shard1, otherSeed); code != 0 {
+		t.Errorf("merge -force: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := interleaveIn(t, fresh, nil, "merge", t.TempDir()); code != 2 || !strings.Contains(errOut, "not a results store") {
+		t.Errorf("merge of an empty directory: exit %d\n%s", code, errOut)
+	}
+}
+
+// loadStore reads the findings documents of a store directory (a moved .interleave).
+func loadStore(t *testing.T, store string) []*findings.File {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(store, "findings", "*.json"))
+	var docs []*findings.File
+	for _, p := range paths {
+		d, err := findings.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	slices.SortFunc(docs, func(a, b *findings.File) int { return strings.Compare(a.Test.Name, b.Test.Name) })
+	return docs
+}

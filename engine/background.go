@@ -92,32 +92,45 @@ func (e *Exec) cycleGrace() int {
 // lockCycle returns the goroutines of a lock cycle, each waiting for the next one's mutex, or
 // nil.
 func (e *Exec) lockCycle() []*goroutine {
-	holder := func(g *goroutine) *goroutine {
-		if g.done || g.enabled || g.pending.Kind != OpLock {
-			return nil
-		}
-		v, ok := e.shadow[shadowKey{g.pending.Obj, shadowMutex}]
-		if !ok {
-			return nil
-		}
-		m := v.(*mutexState)
-		if !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
-			return nil
-		}
-		return e.gs[m.owner]
-	}
 	for _, start := range e.gs {
-		var path []*goroutine
-		for g := start; g != nil && len(path) <= len(e.gs); g = holder(g) {
-			for i, p := range path {
-				if p == g {
-					return path[i:]
-				}
-			}
-			path = append(path, g)
+		if cycle := e.lockCycleFrom(start); cycle != nil {
+			return cycle
 		}
 	}
 	return nil
+}
+
+// lockCycleFrom returns the lock cycle that the chain of waits from start reaches, or nil. A
+// cycle closes when a goroutine blocks in Lock (a goroutine acquires a mutex only while it
+// runs, so no other event adds a wait), so checking from the goroutine that just blocked finds
+// every new cycle, in steps proportional to the chain, not to the number of goroutines.
+func (e *Exec) lockCycleFrom(start *goroutine) []*goroutine {
+	var path []*goroutine
+	for g := start; g != nil && len(path) <= len(e.gs); g = e.lockHolder(g) {
+		for i, p := range path {
+			if p == g {
+				return path[i:]
+			}
+		}
+		path = append(path, g)
+	}
+	return nil
+}
+
+// lockHolder returns the goroutine holding the mutex g waits to lock, or nil.
+func (e *Exec) lockHolder(g *goroutine) *goroutine {
+	if g.done || g.enabled || g.pending.Kind != OpLock {
+		return nil
+	}
+	v, ok := e.shadow[shadowKey{g.pending.Obj, shadowMutex}]
+	if !ok {
+		return nil
+	}
+	m := v.(*mutexState)
+	if !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
+		return nil
+	}
+	return e.gs[m.owner]
 }
 
 // deadlockCycle reports a lock cycle as a deadlock, and says whether there was one.

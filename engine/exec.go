@@ -261,12 +261,7 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 	if g.enabled == on {
 		return
 	}
-	g.enabled = on
-	if on {
-		g.since = e.steps
-	} else {
-		g.blockedJumps = e.clock.jumps
-	}
+	e.flip(g, on)
 	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
 	if on {
 		e.enabled = append(e.enabled, 0)
@@ -279,10 +274,43 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 	}
 }
 
+// flip changes whether g is enabled, leaving e.enabled to the caller.
+func (e *Exec) flip(g *goroutine, on bool) {
+	g.enabled = on
+	if on {
+		g.since = e.steps
+	} else {
+		g.blockedJumps = e.clock.jumps
+	}
+}
+
+// notifyOneByOne is the number of waiters up to which notify updates the enabled list one
+// goroutine at a time (a sorted insertion each); with more, it rebuilds the list once, so that
+// a mutex many goroutines wait for costs a pass over the goroutines, not one per waiter.
+const notifyOneByOne = 8
+
 // notify re-evaluates the goroutines waiting in q after the object behind q changed.
 func (e *Exec) notify(q *waitq) {
+	if len(q.gs) <= notifyOneByOne {
+		for _, w := range q.gs {
+			e.setEnabled(w, w.blockedOn.ready(w))
+		}
+		return
+	}
+	changed := false
 	for _, w := range q.gs {
-		e.setEnabled(w, w.blockedOn.ready(w))
+		if on := w.blockedOn.ready(w); on != w.enabled {
+			e.flip(w, on)
+			changed = true
+		}
+	}
+	if changed {
+		e.enabled = e.enabled[:0]
+		for _, g := range e.gs {
+			if g.enabled {
+				e.enabled = append(e.enabled, g.id)
+			}
+		}
 	}
 }
 
@@ -325,7 +353,7 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 	}
 	if !b.ready(g) {
 		e.setEnabled(g, false)
-		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycle() != nil {
+		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycleFrom(g) != nil {
 			e.cycleSince = e.steps // background.go
 		}
 	}

@@ -47,16 +47,21 @@ func (v vclock) get(g GID) uint32 {
 }
 
 func (v *vclock) set(g GID, t uint32) {
-	for int(g) >= len(*v) {
-		*v = append(*v, 0)
+	if int(g) >= len(*v) {
+		v.extend(int(g) + 1)
 	}
 	(*v)[g] = t
 }
 
+// extend makes v n elements long, the new ones 0, in one step.
+func (v *vclock) extend(n int) {
+	*v = append(*v, make(vclock, n-len(*v))...)
+}
+
 // join makes v the element-wise maximum of v and o.
 func (v *vclock) join(o vclock) {
-	for len(*v) < len(o) {
-		*v = append(*v, 0)
+	if len(*v) < len(o) {
+		v.extend(len(o))
 	}
 	w := *v
 	for i, t := range o {

@@ -25,6 +25,9 @@ type output struct {
 	line     bool // a progress line is on the terminal
 	started  time.Time
 	strategy string
+	// runEmitted is set on a job's output whose -json "run" event the live output wrote
+	// when the test started (test_workers.go).
+	runEmitted bool
 }
 
 func newOutput(f *testFlags, stdout, stderr io.Writer) *output {
@@ -110,6 +113,9 @@ func (o *output) noTests(pkg string) {
 
 func (o *output) start(pkg, test string) {
 	o.started = time.Now()
+	if o.json && o.runEmitted {
+		return
+	}
 	if o.json {
 		o.emit(jsonEvent{Action: "run", Package: pkg, Test: test})
 		return

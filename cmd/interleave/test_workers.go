@@ -113,6 +113,8 @@ func runJobs(ctx context.Context, f *testFlags, jobs []*testJob, out *output) {
 func (o *output) forJob(stdout, stderr io.Writer) *output {
 	c := *o
 	c.stdout, c.stderr, c.terminal, c.line = stdout, stderr, false, false
+	// A consumer of -json learns that a test started when it starts, as with go test -json.
+	c.runEmitted = o.json
 	return &c
 }
 
@@ -142,6 +144,9 @@ func (l *liveProgress) begin(pkg, test string) {
 	key := pkg + " " + test
 	l.running[key] = &testProgress{pkg: pkg, test: test, started: time.Now(), parts: map[string]*explore.Event{}}
 	l.order = append(l.order, key)
+	if l.out.json {
+		l.out.emit(jsonEvent{Action: "run", Package: pkg, Test: test})
+	}
 }
 
 func (l *liveProgress) end(pkg, test string) {

@@ -319,6 +319,9 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// An interrupted test binary ends after the execution under way (the watchdog ends a
+	// stuck one within its limit); one that does not is killed.
+	cmd.WaitDelay = time.Minute
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		r.Close()

@@ -107,7 +107,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		for _, t := range tests {
-			jobs = append(jobs, &testJob{pkg: p, test: t, done: make(chan struct{})})
+			jobs = append(jobs, &testJob{pkg: p, test: t, work: work, done: make(chan struct{})})
 		}
 	}
 	planJobs(f, jobs, splittable)

@@ -31,6 +31,7 @@ type testJob struct {
 	pkg   *instrument.Package
 	test  string
 	parts []strategy.Part
+	work  string // the run's work directory (removed with it, swept if the run is killed)
 
 	stdout, stderr bytes.Buffer // its output, printed in the tests' order
 	outcome        testOutcome
@@ -239,7 +240,7 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		res, log, err := execTest(ctx, j.pkg, j.test, env, func(e *explore.Event) { live.update(j.pkg.ImportPath, j.test, e) })
 		return res, log, err
 	}
-	tmp, err := os.MkdirTemp("", "interleave-parts-")
+	tmp, err := os.MkdirTemp(j.work, "parts-")
 	if err != nil {
 		return nil, "", err
 	}

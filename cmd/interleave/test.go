@@ -110,7 +110,11 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			jobs = append(jobs, &testJob{pkg: p, test: t, work: work, done: make(chan struct{})})
 		}
 	}
-	planJobs(f, jobs, splittable)
+	jobs, byTests := shardTests(f, jobs)
+	if byTests && f.verbose {
+		out.warn(fmt.Sprintf("interleave: shard %d/%d: %d of the %d tests, each explored whole", f.shard.Index+1, f.shard.Count, len(jobs), len(jobs)*f.shard.Count))
+	}
+	planJobs(f, jobs, splittable, byTests)
 	var outcomes []testOutcome
 	started := time.Now()
 	bugs, failures := 0, 0

@@ -39,11 +39,36 @@ type testJob struct {
 	done           chan struct{}
 }
 
-// planJobs gives each test its parts: the shard's part (-shard), split among the workers
-// the test list leaves over (-p) when the strategy can be partitioned.
-func planJobs(f *testFlags, jobs []*testJob, splittable bool) {
+// testsPerShard is how many tests each shard must get, at least, for -shard to split the
+// test list rather than every test's schedules.
+const testsPerShard = 4
+
+// shardTests takes the shard's tests when -shard splits the test list: with at least
+// testsPerShard tests per shard and no -time budget (which a test split would not multiply by
+// the shards, as a schedule split does), shard i of n explores the tests whose index in the
+// list is i mod n, each whole — the same list on every machine, from the same code and flags.
+// Every test is then explored in one shard only, without the repeated per-test work (the
+// race-detection phase, the bug's confirmation) of a schedule split.
+func shardTests(f *testFlags, jobs []*testJob) ([]*testJob, bool) {
+	n := f.shard.Count
+	if n <= 1 || f.time > 0 || len(jobs) < testsPerShard*n {
+		return jobs, false
+	}
+	var mine []*testJob
+	for i, j := range jobs {
+		if i%n == f.shard.Index {
+			mine = append(mine, j)
+		}
+	}
+	return mine, true
+}
+
+// planJobs gives each test its parts: the shard's part (-shard, unless it split the test
+// list), split among the workers the test list leaves over (-p) when the strategy can be
+// partitioned.
+func planJobs(f *testFlags, jobs []*testJob, splittable, shardedByTests bool) {
 	base := strategy.Part{}
-	if f.shard.Count > 1 {
+	if f.shard.Count > 1 && !shardedByTests {
 		base = base.Within(f.shard.Index, f.shard.Count)
 	}
 	per, extra := 1, 0

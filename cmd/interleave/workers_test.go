@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // workersTests are three tests: a lost update (a bug, and a race), a locked counter and a
@@ -195,4 +198,56 @@ func loadStore(t *testing.T, store string) []*findings.File {
 	}
 	slices.SortFunc(docs, func(a, b *findings.File) int { return strings.Compare(a.Test.Name, b.Test.Name) })
 	return docs
+}
+
+// TestShardTests checks when -shard splits the test list, and that the shards' lists are
+// disjoint and make the whole.
+func TestShardTests(t *testing.T) {
+	jobs := func(n int) []*testJob {
+		var js []*testJob
+		for i := 0; i < n; i++ {
+			js = append(js, &testJob{test: "Test" + strconv.Itoa(i)})
+		}
+		return js
+	}
+	tests := []struct {
+		name    string
+		tests   int
+		shards  int
+		time    time.Duration
+		byTests bool
+	}{
+		{"few tests: schedules split", 7, 2, 0, false},
+		{"enough tests: list split", 8, 2, 0, true},
+		{"a time budget: schedules split", 40, 2, time.Second, false},
+		{"no shards", 40, 1, 0, false},
+		{"many shards", 45, 11, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			all := jobs(tc.tests)
+			seen := map[string]int{}
+			for i := 0; i < max(tc.shards, 1); i++ {
+				f := &testFlags{shard: strategy.PartLevel{Index: i, Count: tc.shards}, time: tc.time}
+				mine, byTests := shardTests(f, all)
+				if byTests != tc.byTests {
+					t.Fatalf("shard %d: split the list %v, want %v", i, byTests, tc.byTests)
+				}
+				if !byTests {
+					if len(mine) != len(all) {
+						t.Fatalf("shard %d: %d tests of %d without a list split", i, len(mine), len(all))
+					}
+					return
+				}
+				for _, j := range mine {
+					seen[j.test]++
+				}
+			}
+			for _, j := range all {
+				if seen[j.test] != 1 {
+					t.Errorf("%s is in %d shards", j.test, seen[j.test])
+				}
+			}
+		})
+	}
 }

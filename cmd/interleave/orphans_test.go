@@ -122,7 +122,9 @@ func TestNoOrphans(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			tmp := t.TempDir()
 			ready, _, env := fifos(t)
-			cmd := exec.Command(interleaveBinary(t), "test", ".")
+			// One worker process: the test binary tells its pid through one FIFO (with -p 2
+			// the test would be split between two binaries, each stopped the same way).
+			cmd := exec.Command(interleaveBinary(t), "test", "-p", "1", ".")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), append(env, "TMPDIR="+tmp)...)
 			var out bytes.Buffer

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/go-delve/delve v1.27.2
 	github.com/google/go-dap v0.12.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v0.3.0

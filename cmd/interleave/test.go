@@ -146,6 +146,19 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			failures++
 		}
 	}
+	if f.sarif != "" {
+		root := ""
+		for _, p := range res.Packages {
+			if p.ModuleDir != "" {
+				root = p.ModuleDir
+				break
+			}
+		}
+		if err := writeSARIF(f.sarif, sarifReport(f, outcomes, root, args, failures == 0)); err != nil {
+			out.warn("interleave: " + err.Error())
+			failures++
+		}
+	}
 	// A bug found is what the run is for: it decides the status even when another test
 	// could not be explored (its error was printed).
 	switch {

@@ -34,6 +34,7 @@ type testFlags struct {
 	workers    int                // test processes at once (-p)
 	shard      strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
 	junit      string             // the JUnit XML report's path, "" for none
+	sarif      string             // the SARIF log's path, "" for none
 	origin     string             // who started the run, recorded in its summary (.interleave/runs)
 	verbose    bool
 	minimize   time.Duration
@@ -203,6 +204,10 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			if f.junit, err = next(); err == nil && f.junit == "" {
 				err = fmt.Errorf("%w: -junit: want the path of the report to write", errUsage)
 			}
+		case "sarif":
+			if f.sarif, err = next(); err == nil && f.sarif == "" {
+				err = fmt.Errorf("%w: -sarif: want the path of the log to write", errUsage)
+			}
 		case "origin":
 			f.origin, err = next()
 		case "p":
@@ -264,7 +269,7 @@ const testUsage = `usage: interleave test [build flags] [packages] [-run regexp]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-p N] [-shard i/n]
-	[-json] [-junit file] [-origin label] [-v]
+	[-json] [-junit file] [-sarif file] [-origin label] [-v]
 
 Test instruments the packages (the main module's; -instrument adds other modules, by module
 path prefix, comma-separated) and explores each test that -run selects under the controlled
@@ -334,6 +339,7 @@ func writeTestFlags(w io.Writer) {
 		{"-shard i/n", "none", "explore shard i of n of every test (1 ≤ i ≤ n), for n machines; interleave merge joins their stores"},
 		{"-json", "false", "go test -json events"},
 		{"-junit file", "none", "also write the results as JUnit XML, for CI systems that read it"},
+		{"-sarif file", "none", "also write the bugs and races as SARIF 2.1.0, for code-scanning systems"},
 		{"-origin label", "none", "who started the run, recorded in its summary in .interleave/runs (an editor tells its own runs from others by it)"},
 		{"-v", "false", "the test binary's output too"},
 	}

@@ -128,7 +128,7 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
       tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-gone-'));
     }
     const logs = path.join(home, '.local', 'share', 'code-server', 'logs');
-    for (const f of (fs.readdirSync(logs, { recursive: true })).map(String).filter((f) => /(exthost\.log|Interleave\.log|interleave.*\.log)$/.test(f))) {
+    for (const f of (fs.readdirSync(logs, { recursive: true })).map(String).filter((f) => /(exthost\.log|Interleave\.log|interleave.*\.log|remoteagent\.log|[Ww]atcher[^/]*\.log)$/.test(f))) {
       console.error(`--- ${f}\n` + fs.readFileSync(path.join(logs, f), 'utf8').slice(-3000));
     }
     throw err;
@@ -228,13 +228,44 @@ async function currentStep(frame) {
 
 // pausedOn waits until the debugger stops (the top frame's line is highlighted); a dialog
 // instead is a failure.
+// pausedOn waits for the debugger to stop: the editor decorates the top frame's line, or the Call
+// Stack of the running session says it is paused (VS Code reveals the line a moment later, and
+// not at all if the editor lost a race with the next request). A dialog is a failure; so is the
+// deadline, with what the workbench showed.
 async function pausedOn(page, what, timeout = 300000) {
-  const stop = await waitFor(page, what, () => {
-    const d = document.querySelector('.monaco-dialog-box');
-    if (d && d.offsetParent) return 'dialog: ' + d.innerText;
-    return document.querySelector('.debug-top-stack-frame-line') ? 'stopped' : null;
-  }, undefined, timeout);
-  if (stop !== 'stopped') fail(`${what}: ${stop}`);
+  let stop;
+  try {
+    stop = await waitFor(page, what, () => {
+      const d = document.querySelector('.monaco-dialog-box');
+      if (d && d.offsetParent) return 'dialog: ' + d.innerText;
+      if (document.querySelector('.debug-top-stack-frame-line')) return 'stopped';
+      const toolbar = document.querySelector('.debug-toolbar');
+      const stack = document.querySelector('.debug-call-stack')?.innerText || '';
+      if (toolbar && toolbar.offsetParent && /paused on/i.test(stack)) return 'stopped (the Call Stack)';
+      return null;
+    }, undefined, timeout);
+  } catch (err) {
+    fail(`${err.message}\n${await workbenchState(page)}`);
+  }
+  if (!stop.startsWith('stopped')) fail(`${what}: ${stop}`);
+  if (stop === 'stopped') return;
+  const t = Date.now();
+  const line = await waitFor(page, 'the top frame\'s line', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 15000).catch(() => false);
+  log(`${what}: ${stop}; the editor decorated the top frame's line ${line ? `${Date.now() - t} ms later` : 'not within 15 s'}\n${await workbenchState(page)}`);
+}
+
+// workbenchState says what a person would see: the editor tabs, the Call Stack, the notifications.
+async function workbenchState(page) {
+  return page.evaluate(() => {
+    const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.innerText.replace(/\s+/g, ' ').trim()).filter(Boolean).join(' | ');
+    return [
+      `tabs: ${text('.tab')}`,
+      `active tab: ${text('.tab.active')}`,
+      `debug toolbar: ${document.querySelector('.debug-toolbar')?.offsetParent ? 'shown' : 'hidden'}`,
+      `call stack: ${text('.debug-call-stack .monaco-list-row')}`,
+      `notifications: ${text('.notification-toast')}`,
+    ].join('\n');
+  }).catch((err) => `(the workbench's state could not be read: ${err.message})`);
 }
 
 async function stopDebugging(page) {
@@ -434,7 +465,11 @@ async function run(page, port, ws, shot, interleavePath) {
   await page.keyboard.type(`cd '${path.join(ws, 'leak')}' && PATH='${goroot}/bin':$PATH '${interleavePath}' test -schedules 200 .\n`);
   await openFile(page, 'leak/dashboard_test.go');
   await waitFor(page, 'the terminal run\'s failure in the Testing view', () =>
-    document.querySelector('.editor-group-container.active .codicon-testing-failed-icon') !== null, undefined, 240000);
+    document.querySelector('.editor-group-container.active .codicon-testing-failed-icon') !== null, undefined, 240000).catch(async (err) => {
+    const runs = path.join(ws, 'leak', '.interleave', 'runs');
+    const listing = fs.existsSync(runs) ? fs.readdirSync(runs).map((f) => `${f} (${fs.statSync(path.join(runs, f)).size} bytes)`).join(', ') || 'empty' : 'missing';
+    fail(`${err.message}\n${runs}: ${listing}\n${await workbenchState(page)}`);
+  });
   timings.terminalRunToTestingView = (Date.now() - tTerm) / 1000;
   await shot('08-terminal-run-in-testing-view.png');
 }

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { age, ScheduleSummary } from '../store/store';
+import { StoreWatcher } from '../store/watch';
 import { listSchedules, moduleRootOf } from './list';
 
 type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { kind: 'schedule'; schedule: ScheduleSummary };
@@ -11,13 +12,10 @@ type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { k
 export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly watcher = vscode.workspace.createFileSystemWatcher('**/.interleave/schedules/*.json');
+  private readonly watcher = new StoreWatcher('schedules');
 
   constructor() {
-    const refresh = (): void => this.refresh();
-    this.watcher.onDidCreate(refresh);
-    this.watcher.onDidChange(refresh);
-    this.watcher.onDidDelete(refresh);
+    this.watcher.onDidChange(() => this.refresh());
   }
 
   refresh(): void {

@@ -8,6 +8,7 @@ import * as cp from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
+import { StoreWatcher } from '../store/watch';
 import { requireTools } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
 
@@ -24,6 +25,8 @@ export class TestingController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** The -origin of this window's own runs: their run summaries are not shown twice. */
   private readonly origin = `vscode:${vscode.env.sessionId}`;
+  /** The run summaries shown: a summary may be reported more than once. */
+  private readonly shownSummaries = new Set<string>();
 
   constructor(
     private readonly version: string,
@@ -54,13 +57,21 @@ export class TestingController implements vscode.Disposable {
       }
     };
     vscode.workspace.textDocuments.forEach(discoverDoc);
-    const runs = vscode.workspace.createFileSystemWatcher('**/.interleave/runs/*.json');
-    runs.onDidCreate((uri) => void this.showRunSummary(uri));
+    const runs = new StoreWatcher('runs');
+    runs.onDidChange((e) => {
+      if (!e.deleted) {
+        void this.showRunSummary(vscode.Uri.file(e.file));
+      }
+    });
     this.disposables.push(watcher, runs, this.ctrl, vscode.workspace.onDidOpenTextDocument(discoverDoc));
   }
 
   /** Shows the results of a run summary written by interleave test run outside this view. */
   private async showRunSummary(uri: vscode.Uri): Promise<void> {
+    if (this.shownSummaries.has(uri.fsPath)) {
+      return;
+    }
+    this.shownSummaries.add(uri.fsPath);
     const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
     let text: string;
     try {

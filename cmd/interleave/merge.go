@@ -19,10 +19,10 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"merge", "[-o dir] [-force] store...", "merge the results stores of shards or CI jobs into one", runMerge})
+	commands = append(commands, command{"merge", "[-o dir] [-force] [-sarif file] [-junit file] store...", "merge the results stores of shards or CI jobs into one", runMerge})
 }
 
-const mergeUsage = `usage: interleave merge [-o dir] [-force] store...
+const mergeUsage = `usage: interleave merge [-o dir] [-force] [-sarif file] [-junit file] store...
 
 Merge combines results stores — the .interleave directories of the shards of one
 interleave test -shard run, of CI jobs, or of machines — into the store of the module at -o
@@ -33,6 +33,10 @@ For each test, the findings documents are merged: schedules explored summed, dat
 deduplicated by their pair of source locations with the schedules that showed them added,
 bugs kept. Schedule files are copied, once per content. The latest run summary of each store
 is merged into one summary (its tests' counts summed); the others are copied as they are.
+
+-sarif and -junit write the merged run's results as interleave test -sarif and -junit
+do (for a CI job that reports the shards as one run): its bugs, with the copied schedule
+files, and the merged data races.
 
 Stores of runs that explored differently — another build of the code, strategy, parameters,
 seed, budget or scheduling points — are refused with what differs, and nothing is written,
@@ -46,6 +50,7 @@ type mergeStats struct {
 	tests, races, bugs, sharedRaces int
 	schedules, duplicates           int
 	runs                            int
+	summary                         *runSummary // the merged run, nil when no store has one
 }
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
@@ -53,6 +58,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
 	outDir := fs.String("o", "", "the module `dir`ectory whose store receives the merge (default: the current directory's module)")
 	force := fs.Bool("force", false, "merge stores of runs that explored differently")
+	sarifOut := fs.String("sarif", "", "write the merged run's results to `file` as SARIF 2.1.0")
+	junitOut := fs.String("junit", "", "write the merged run's results to `file` as JUnit XML")
+	args0 := slices.Clone(args)
 	var inputs []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -91,13 +99,46 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		stores = append(stores, s)
 	}
+	if (*sarifOut != "" || *junitOut != "") && !slices.ContainsFunc(stores, hasRuns) {
+		return fmt.Errorf("-sarif and -junit report the merged run, and none of the stores has a run summary (runs/): nothing was merged")
+	}
+	started := time.Now()
 	st, err := mergeStores(stores, root, *force)
 	if err != nil {
 		return err
 	}
+	if st.summary != nil {
+		// The reports of the merged run, as interleave test writes them for one run.
+		sum := st.summary
+		f := &testFlags{strategy: sum.Strategy, params: sum.Params, seed: sum.Seed, schedules: sum.Schedules, races: "report"}
+		failed := false
+		for _, o := range sum.Tests {
+			if o.Result != nil && f.points == "" {
+				f.points = o.Result.Points
+			}
+			failed = failed || o.Err != "" || (o.Result != nil && o.Result.Bug != nil)
+		}
+		if *junitOut != "" {
+			if err := writeJUnit(*junitOut, junitReport(f, sum.Tests, started)); err != nil {
+				return fmt.Errorf("merged, but %w", err)
+			}
+		}
+		if *sarifOut != "" {
+			command := append([]string{"interleave", "merge"}, args0...)
+			if err := writeSARIF(*sarifOut, sarifReport(f, sum.Tests, root, command, !failed)); err != nil {
+				return fmt.Errorf("merged, but %w", err)
+			}
+		}
+	}
 	fmt.Fprintf(stdout, "merged %d store(s) into %s: %d test(s), %d data race(s) (%d seen by more than one store), %d bug(s); %d schedule file(s) copied, %d already there; %d run summar(ies)\n",
 		len(stores), filepath.Join(root, findings.StoreDir), st.tests, st.races, st.sharedRaces, st.bugs, st.schedules, st.duplicates, st.runs)
 	return nil
+}
+
+// hasRuns says whether the store has a run summary.
+func hasRuns(store string) bool {
+	all, _ := filepath.Glob(filepath.Join(store, "runs", "*.json"))
+	return len(all) > 0
 }
 
 // storeDir finds the results store of a command-line argument: a .interleave directory (one
@@ -225,11 +266,17 @@ func mergeStores(stores []string, root string, force bool) (*mergeStats, error) 
 	if _, err := copyByContent(stores, "runs", runsDir, &scratch); err != nil {
 		return nil, err
 	}
-	if len(runs) > 1 {
+	if len(runs) > 0 {
+		// The merged findings of each test, by package and name (a document's test also
+		// names its module and build).
+		byName := map[[2]string]*findings.File{}
+		for t, m := range merged {
+			byName[[2]string{t.Package, t.Name}] = m
+		}
 		sum := mergeRuns(runs)
 		for i := range sum.Tests {
 			if e := sum.Tests[i].Result; e != nil {
-				if m := merged[findings.Test{Package: e.Package, Name: e.Test}]; m != nil {
+				if m := byName[[2]string{e.Package, e.Test}]; m != nil {
 					e.Findings, e.Races = m.Path, len(m.Races)
 				}
 				if e.Bug != nil && e.Bug.Schedule != "" {
@@ -242,10 +289,13 @@ func mergeStores(stores []string, root string, force bool) (*mergeStats, error) 
 				}
 			}
 		}
-		if _, err := sum.save(runsDir); err != nil {
-			return nil, err
+		st.summary = sum
+		if len(runs) > 1 {
+			if _, err := sum.save(runsDir); err != nil {
+				return nil, err
+			}
+			st.runs = 1
 		}
-		st.runs = 1
 	}
 	return st, nil
 }

@@ -156,11 +156,13 @@ var sarifRules = []struct{ id, short, full, level string }{
 }
 
 // sarifReport makes the SARIF log of a run's outcomes; root is the module root (%SRCROOT%).
-func sarifReport(f *testFlags, outcomes []testOutcome, root string, args []string, success bool) *sarifLog {
+//
+// command is the command line that made the outcomes (interleave test …, interleave merge …).
+func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []string, success bool) *sarifLog {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "interleave", Version: toolVersion(),
 			InformationURI: "https://github.com/interleave-dev/interleave"}},
-		Invocations: []sarifInvocation{{ExecutionSuccessful: success, CommandLine: strings.Join(append([]string{"interleave", "test"}, args...), " ")}},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: success, CommandLine: strings.Join(command, " ")}},
 		Results:     []sarifResult{},
 	}
 	if root != "" {

@@ -24,28 +24,7 @@ func TestSARIF(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a bug)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	c := jsonschema.NewCompiler()
-	schema, err := c.Compile("testdata/sarif/sarif-2.1.0-rtm.5.json")
-	if err != nil {
-		t.Fatalf("the SARIF schema: %v", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); err != nil {
-		t.Fatalf("the log does not validate against SARIF 2.1.0:\n%v\n%s", err, data)
-	}
-
-	var l sarifLog
-	if err := json.Unmarshal(data, &l); err != nil {
-		t.Fatal(err)
-	}
+	l := readSARIF(t, logPath)
 	if l.Version != "2.1.0" || len(l.Runs) != 1 {
 		t.Fatalf("version %q, %d runs", l.Version, len(l.Runs))
 	}
@@ -71,7 +50,7 @@ func TestSARIF(t *testing.T) {
 		}
 	}
 	if bug == nil || race == nil {
-		t.Fatalf("want a fail result of TestLostUpdate and a data-race result of TestRacyFlag:\n%s", data)
+		t.Fatalf("want a fail result of TestLostUpdate and a data-race result of TestRacyFlag:\n%+v", run)
 	}
 	if loc := bug.Locations[0].PhysicalLocation; bug.Level != "error" || loc.ArtifactLocation.URI != "m_test.go" ||
 		loc.ArtifactLocation.URIBaseID != "%SRCROOT%" || loc.Region.StartLine < 1 || !strings.Contains(bug.Message.Text, "n = 1, want 2") {
@@ -100,4 +79,30 @@ func TestSARIF(t *testing.T) {
 			t.Errorf("thread flow %s ends at %+v, want its access %+v", tf.ID, last, access.PhysicalLocation)
 		}
 	}
+}
+
+// readSARIF reads a SARIF log and validates it against the OASIS SARIF 2.1.0 schema.
+func readSARIF(t *testing.T, path string) *sarifLog {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	schema, err := c.Compile("testdata/sarif/sarif-2.1.0-rtm.5.json")
+	if err != nil {
+		t.Fatalf("the SARIF schema: %v", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("%s does not validate against SARIF 2.1.0:\n%v\n%s", path, err, data)
+	}
+	var l sarifLog
+	if err := json.Unmarshal(data, &l); err != nil {
+		t.Fatal(err)
+	}
+	return &l
 }

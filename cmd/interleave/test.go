@@ -154,7 +154,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 				break
 			}
 		}
-		if err := writeSARIF(f.sarif, sarifReport(f, outcomes, root, args, failures == 0)); err != nil {
+		if err := writeSARIF(f.sarif, sarifReport(f, outcomes, root, append([]string{"interleave", "test"}, args...), failures == 0)); err != nil {
 			out.warn("interleave: " + err.Error())
 			failures++
 		}

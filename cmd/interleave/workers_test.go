@@ -127,13 +127,39 @@ func TestShardsAndMerge(t *testing.T) {
 	otherSeed := run("seed2", "-shard", "2/2", "-seed", "2")
 
 	target := writeModule(t, map[string]string{"m_test.go": workersTests})
-	code, out, errOut := interleaveIn(t, target, nil, "merge", shard1, shard2)
+	reports := t.TempDir()
+	sarifPath, junitPath := filepath.Join(reports, "merged.sarif"), filepath.Join(reports, "merged.xml")
+	code, out, errOut := interleaveIn(t, target, nil, "merge", "-sarif", sarifPath, "-junit", junitPath, shard1, shard2)
 	if code != 0 || !strings.Contains(out, "merged 2 store(s)") {
 		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// The reports are the merged run's: the bug, with its schedule in the merged store.
+	l := readSARIF(t, sarifPath)
+	var bugs []sarifResult
+	sarifRaces := 0
+	for _, r := range l.Runs[0].Results {
+		if r.RuleID != "data-race" {
+			bugs = append(bugs, r)
+		} else {
+			sarifRaces++
+		}
+	}
+	if len(bugs) != 1 || len(bugs[0].Attachments) != 1 || !strings.HasPrefix(bugs[0].Attachments[0].ArtifactLocation.URI, ".interleave/schedules/") || l.Runs[0].Invocations[0].ExecutionSuccessful {
+		t.Errorf("the merged SARIF log: want one bug whose schedule is in the merged store, and an unsuccessful run:\n%+v", l.Runs[0])
+	}
+	if x, err := os.ReadFile(junitPath); err != nil || strings.Count(string(x), "<testcase ") != 3 || strings.Count(string(x), "<failure ") != 1 {
+		t.Errorf("the merged JUnit report: want 3 test cases and 1 failure (%v):\n%s", err, x)
 	}
 	merged, errs := findings.LoadAll(target)
 	if len(errs) > 0 {
 		t.Fatal(errs)
+	}
+	mergedRaces := 0
+	for _, m := range merged {
+		mergedRaces += len(m.Races)
+	}
+	if mergedRaces == 0 || sarifRaces != mergedRaces {
+		t.Errorf("the merged SARIF log has %d data races, the merged store %d (want the same, and some)", sarifRaces, mergedRaces)
 	}
 	wantDocs := loadStore(t, whole)
 	if len(merged) != 3 || len(wantDocs) != 3 {
@@ -178,6 +204,13 @@ func TestShardsAndMerge(t *testing.T) {
 	}
 	if code, _, errOut := interleaveIn(t, fresh, nil, "merge", "-force", shard1, otherSeed); code != 0 {
 		t.Errorf("merge -force: exit %d\n%s", code, errOut)
+	}
+	noRuns := filepath.Join(t.TempDir(), "findings")
+	if err := os.MkdirAll(noRuns, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := interleaveIn(t, fresh, nil, "merge", "-sarif", sarifPath, filepath.Dir(noRuns)); code != 2 || !strings.Contains(errOut, "none of the stores has a run summary") {
+		t.Errorf("merge -sarif of a store without runs: exit %d\n%s", code, errOut)
 	}
 	if code, _, errOut := interleaveIn(t, fresh, nil, "merge", t.TempDir()); code != 2 || !strings.Contains(errOut, "not a results store") {
 		t.Errorf("merge of an empty directory: exit %d\n%s", code, errOut)

@@ -38,6 +38,7 @@ var layer = map[string]int{
 	"cmd/interleave/internal/bench": 70,
 	"cmd/interleave/internal/demo":  70,
 	"cmd/interleave":                80,
+	"docs/ci":                       90, // tests of the CI documents; builds cmd/interleave
 }
 
 // goList runs go list on the module's packages with a template whose output is

@@ -221,15 +221,21 @@ func moduleOf(wd string, patterns []string) (string, []string) {
 // errQuiet is a tool failure already reported: exit status 2 without another message.
 var errQuiet = errors.New("quiet")
 
+// listTests returns the tests of the package that -run and -skip select: those the build
+// listed (instrument.Package.Tests), or those the binary lists now.
 func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]string, error) {
 	if run == "" {
 		run = "."
 	}
-	cmd := instrument.Command(ctx, p.Binary, "-test.list", run)
-	cmd.Dir = p.Dir
-	b, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
+	all := p.Tests
+	if all == nil {
+		cmd := instrument.Command(ctx, p.Binary, "-test.list", run)
+		cmd.Dir = p.Dir
+		b, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
+		}
+		all = strings.Split(string(b), "\n")
 	}
 	re, _ := regexp.Compile(run)
 	var skipRe *regexp.Regexp
@@ -237,7 +243,7 @@ func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]
 		skipRe, _ = regexp.Compile(skip)
 	}
 	var tests []string
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range all {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "Test") && re.MatchString(line) && (skipRe == nil || !skipRe.MatchString(line)) {
 			tests = append(tests, line)

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -179,7 +180,9 @@ type Package struct {
 	ModulePath string
 	ModuleDir  string
 	Binary     string // the test binary; "" when the package has no test files
-	Tests      []string
+	// Tests are the binary's top-level tests (its -test.list), kept with the build so that a
+	// warm run does not start every binary to list them; nil when they could not be listed.
+	Tests []string
 	// Build identifies the test binary by its sources (see buildIdentity); whoever runs the
 	// binary passes it in INTERLEAVE_BUILD (BuildEnv), and schedule files record it.
 	Build string
@@ -250,6 +253,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	listTests(ctx, res.Packages)
 	res.NotCached = why
 	// Kept only if nothing changed while it was built: the entry holds what its key says.
 	if key != "" {
@@ -262,6 +266,38 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// listTests fills in the Tests of the packages with a binary, running the binaries' -test.list
+// a few at a time. A binary that cannot list its tests (it fails in an init function) keeps nil
+// Tests: whoever runs it reports the failure.
+func listTests(ctx context.Context, pkgs []*Package) {
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for _, p := range pkgs {
+		if p.Binary == "" {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			cmd := Command(ctx, p.Binary, "-test.list", ".")
+			cmd.Dir = p.Dir
+			out, err := cmd.Output()
+			if err != nil {
+				return
+			}
+			tests := []string{}
+			for _, line := range strings.Split(string(out), "\n") {
+				if line = strings.TrimSpace(line); strings.HasPrefix(line, "Test") {
+					tests = append(tests, line)
+				}
+			}
+			p.Tests = tests
+		}()
+	}
+	wg.Wait()
 }
 
 // build is Build without its cache.

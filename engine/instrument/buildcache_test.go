@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,12 +83,19 @@ func TestBuildCache(t *testing.T) {
 	if got, want := runs(second), runs(first); got != want || !strings.Contains(got, "TestConcurrentWithdraw") {
 		t.Errorf("the cached binary lists %q, the built one %q", got, want)
 	}
+	// The build lists the binary's tests, and the cache keeps the list: a warm run starts no
+	// binary to learn them.
+	listed := strings.Join(first.Packages[0].Tests, "\n")
+	if want := runs(first); listed != want || strings.Join(second.Packages[0].Tests, "\n") != want {
+		t.Errorf("the build listed %q, the cache kept %q; the binary lists %q", first.Packages[0].Tests, second.Packages[0].Tests, want)
+	}
 
 	// A changed test file: built again, with another identity; changed back: the first entry.
 	edit("account_test.go", "func TestConcurrentWithdraw(", "func TestRenamedWithdraw(")
 	changed := build()
-	if changed.Cached || changed.Packages[0].Build == first.Packages[0].Build || !strings.Contains(runs(changed), "TestRenamedWithdraw") {
-		t.Fatalf("after an edit: cached %v, identity %s (was %s), tests %q", changed.Cached, changed.Packages[0].Build, first.Packages[0].Build, runs(changed))
+	if changed.Cached || changed.Packages[0].Build == first.Packages[0].Build || !strings.Contains(runs(changed), "TestRenamedWithdraw") ||
+		!slices.Contains(changed.Packages[0].Tests, "TestRenamedWithdraw") || slices.Contains(changed.Packages[0].Tests, "TestConcurrentWithdraw") {
+		t.Fatalf("after an edit: cached %v, identity %s (was %s), tests %q, listed %q", changed.Cached, changed.Packages[0].Build, first.Packages[0].Build, runs(changed), changed.Packages[0].Tests)
 	}
 	edit("account_test.go", "func TestRenamedWithdraw(", "func TestConcurrentWithdraw(")
 	if back := build(); !back.Cached || back.Packages[0].Build != first.Packages[0].Build {

@@ -224,18 +224,15 @@ var errQuiet = errors.New("quiet")
 // listTests returns the tests of the package that -run and -skip select: those the build
 // listed (instrument.Package.Tests), or those the binary lists now.
 func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]string, error) {
-	if run == "" {
-		run = "."
-	}
 	all := p.Tests
 	if all == nil {
-		cmd := instrument.Command(ctx, p.Binary, "-test.list", run)
-		cmd.Dir = p.Dir
-		b, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
+		var err error
+		if all, err = instrument.ListTests(ctx, p); err != nil {
+			return nil, err
 		}
-		all = strings.Split(string(b), "\n")
+	}
+	if run == "" {
+		run = "."
 	}
 	re, _ := regexp.Compile(run)
 	var skipRe *regexp.Regexp
@@ -243,10 +240,9 @@ func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]
 		skipRe, _ = regexp.Compile(skip)
 	}
 	var tests []string
-	for _, line := range all {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "Test") && re.MatchString(line) && (skipRe == nil || !skipRe.MatchString(line)) {
-			tests = append(tests, line)
+	for _, t := range all {
+		if re.MatchString(t) && (skipRe == nil || !skipRe.MatchString(t)) {
+			tests = append(tests, t)
 		}
 	}
 	return tests, nil

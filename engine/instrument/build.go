@@ -268,9 +268,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// listTests fills in the Tests of the packages with a binary, running the binaries' -test.list
-// a few at a time. A binary that cannot list its tests (it fails in an init function) keeps nil
-// Tests: whoever runs it reports the failure.
+// listTests fills in the Tests of the packages with a binary (ListTests), a few binaries at a
+// time. A binary that cannot list its tests (it fails in an init function) keeps nil Tests:
+// whoever runs it reports the failure.
 func listTests(ctx context.Context, pkgs []*Package) {
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -282,22 +282,29 @@ func listTests(ctx context.Context, pkgs []*Package) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			cmd := Command(ctx, p.Binary, "-test.list", ".")
-			cmd.Dir = p.Dir
-			out, err := cmd.Output()
-			if err != nil {
-				return
+			if tests, err := ListTests(ctx, p); err == nil {
+				p.Tests = tests
 			}
-			tests := []string{}
-			for _, line := range strings.Split(string(out), "\n") {
-				if line = strings.TrimSpace(line); strings.HasPrefix(line, "Test") {
-					tests = append(tests, line)
-				}
-			}
-			p.Tests = tests
 		}()
 	}
 	wg.Wait()
+}
+
+// ListTests runs the package's test binary with -test.list and returns its top-level tests.
+func ListTests(ctx context.Context, p *Package) ([]string, error) {
+	cmd := Command(ctx, p.Binary, "-test.list", ".")
+	cmd.Dir = p.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("list the tests of %s: %v", p.ImportPath, err)
+	}
+	tests := []string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "Test") {
+			tests = append(tests, line)
+		}
+	}
+	return tests, nil
 }
 
 // build is Build without its cache.

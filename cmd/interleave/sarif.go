@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.lsp.dev/uri"
+
 	"github.com/interleave-dev/interleave/engine/findings"
 )
 
@@ -144,8 +146,11 @@ type sarifAttachment struct {
 	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
 }
 
+// sarifRuleKind describes one kind of finding: its rule id, descriptions and level.
+type sarifRuleKind struct{ id, short, full, level string }
+
 // sarifRules describes every kind of finding interleave reports, by rule id.
-var sarifRules = []struct{ id, short, full, level string }{
+var sarifRules = []sarifRuleKind{
 	{"data-race", "Data race", "Two goroutines access the same memory, at least one of them writing, with no synchronization ordering the accesses (happens-before, vector clocks), in a schedule interleave explored.", "warning"},
 	{"deadlock", "Deadlock", "Every goroutine of the test is blocked (or goroutines wait for each other's locks in a cycle) under a schedule interleave found; the schedule file replays it.", "error"},
 	{"leak", "Goroutine leak", "The test returned while goroutines stayed blocked forever under a schedule interleave found; the schedule file replays it.", "error"},
@@ -168,24 +173,24 @@ func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []st
 	if root != "" {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocURI{"%SRCROOT%": {URI: fileURI(root) + "/"}}
 	}
+	// rule returns the index of rule id in the run, adding the rule when it is first used.
 	ruleIndex := map[string]int{}
 	rule := func(id string) int {
 		if i, ok := ruleIndex[id]; ok {
 			return i
 		}
-		for _, r := range sarifRules {
-			if r.id == id {
-				ruleIndex[id] = len(run.Tool.Driver.Rules)
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: r.id,
-					ShortDescription: sarifMessage{r.short}, FullDescription: sarifMessage{r.full},
-					HelpURI:              "https://github.com/interleave-dev/interleave#" + map[bool]string{true: "data-races", false: "interleave-test"}[id == "data-race"],
-					DefaultConfiguration: sarifRuleConfig{Level: r.level}})
-				return ruleIndex[id]
+		r := sarifRule{ID: id, ShortDescription: sarifMessage{id},
+			FullDescription: sarifMessage{"A bug of kind " + id + " interleave found."}, DefaultConfiguration: sarifRuleConfig{Level: "error"}}
+		if i := slices.IndexFunc(sarifRules, func(k sarifRuleKind) bool { return k.id == id }); i >= 0 {
+			k := sarifRules[i]
+			r.ShortDescription, r.FullDescription, r.DefaultConfiguration.Level = sarifMessage{k.short}, sarifMessage{k.full}, k.level
+			r.HelpURI = "https://github.com/interleave-dev/interleave#interleave-test"
+			if id == "data-race" {
+				r.HelpURI = "https://github.com/interleave-dev/interleave#data-races"
 			}
 		}
 		ruleIndex[id] = len(run.Tool.Driver.Rules)
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{id},
-			FullDescription: sarifMessage{"A bug of kind " + id + " interleave found."}, DefaultConfiguration: sarifRuleConfig{Level: "error"}})
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
 		return ruleIndex[id]
 	}
 	raceLevel := "warning"
@@ -285,9 +290,8 @@ func sarifArtifact(root, file string) sarifArtifactLocation {
 	return sarifArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(file)}).String(), URIBaseID: "%SRCROOT%"}
 }
 
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
+// fileURI is the file URI of an absolute path.
+func fileURI(path string) string { return string(uri.File(path)) }
 
 // toolVersion is the interleave module's version, as the go command recorded it; a
 // development build ("(devel)") is 0.0.0-devel, with its commit when the build recorded one, so

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -301,7 +302,7 @@ func (tl *tools) runGHJob(t *testing.T, job ghJob, work, artifacts string, vars 
 		action, _, _ := strings.Cut(st.Uses, "@")
 		switch {
 		case st.Run != "":
-			stepEnv := maps(env)
+			stepEnv := maps.Clone(env)
 			for k, v := range st.Env {
 				stepEnv[k] = ghEval(t, v, vars)
 			}
@@ -359,14 +360,6 @@ func (tl *tools) runGHJob(t *testing.T, job ghJob, work, artifacts string, vars 
 		}
 	}
 	return status, log
-}
-
-func maps(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 func TestGitHubActions(t *testing.T) {
@@ -458,7 +451,7 @@ func TestGitLabCI(t *testing.T) {
 	var outputs []string
 	for i := 1; i <= ci.Explore.Parallel; i++ {
 		tl.checkout(t, work)
-		env := maps(ci.Variables)
+		env := maps.Clone(ci.Variables)
 		env["CI_NODE_INDEX"], env["CI_NODE_TOTAL"], env["CI_PIPELINE_IID"] = strconv.Itoa(i), strconv.Itoa(ci.Explore.Parallel), "7"
 		code, out := tl.sh(t, work, []string{"-eo", "pipefail", "-c"}, script(ci.Explore.Script), env)
 		statuses, outputs = append(statuses, code), append(outputs, out)
@@ -474,7 +467,7 @@ func TestGitLabCI(t *testing.T) {
 			t.Fatalf("extract the artifacts of shard %d: %v", i, err)
 		}
 	}
-	code, out := tl.sh(t, work, []string{"-eo", "pipefail", "-c"}, script(ci.Merge.Script), maps(ci.Variables))
+	code, out := tl.sh(t, work, []string{"-eo", "pipefail", "-c"}, script(ci.Merge.Script), maps.Clone(ci.Variables))
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("merged %d store(s)", ci.Explore.Parallel)) {
 		t.Fatalf("the merge job: exit %d\n%s", code, out)
 	}
@@ -568,7 +561,7 @@ func TestKubernetes(t *testing.T) {
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		podEnv := maps(env)
+		podEnv := maps.Clone(env)
 		podEnv["JOB_COMPLETION_INDEX"] = strconv.Itoa(i)
 		code, out := tl.sh(t, work, append(opts, "-c"), script, podEnv)
 		if code != 0 {

@@ -226,8 +226,6 @@ async function currentStep(frame) {
   return (await c.count()) ? Number(await c.first().getAttribute('data-step')) : 0;
 }
 
-// pausedOn waits until the debugger stops (the top frame's line is highlighted); a dialog
-// instead is a failure.
 // pausedOn waits for the debugger to stop: the editor decorates the top frame's line, or the Call
 // Stack of the running session says it is paused (VS Code reveals the line a moment later, and
 // not at all if the editor lost a race with the next request). A dialog is a failure; so is the
@@ -295,12 +293,7 @@ async function run(page, port, ws, shot, interleavePath) {
   await shot('01-lens.png');
   const tLens = Date.now();
   await lens.click();
-  const stop = await waitFor(page, 'the debugger to stop', () => {
-    const d = document.querySelector('.monaco-dialog-box');
-    if (d && d.offsetParent) return 'dialog: ' + d.innerText;
-    return document.querySelector('.debug-top-stack-frame-line') ? 'stopped' : null;
-  }, undefined, Number(process.env.E2E_STOP_TIMEOUT || 300000));
-  if (stop !== 'stopped') fail(`the debugger did not stop: ${stop}`);
+  await pausedOn(page, 'the debugger to stop', Number(process.env.E2E_STOP_TIMEOUT || 300000));
   timings.lensToPaused = (Date.now() - tLens) / 1000;
   log('paused after', timings.lensToPaused, 's');
   const stack = await waitFor(page, 'goroutines in the Call Stack', () => {

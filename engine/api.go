@@ -43,6 +43,10 @@ func lookup[S any](e *Exec, addr uintptr, k uint8, mk func() *S) *S {
 func Go(f func(), pos Pos) {
 	e, g := current(pos)
 	if g == nil {
+		if s := stressing.Load(); s != nil && e == nil {
+			s.spawn(nil, f, pos)
+			return
+		}
 		go f()
 		return
 	}
@@ -55,8 +59,13 @@ func Go(f func(), pos Pos) {
 func GoAll(fs []func(), pos Pos) {
 	e, g := current(pos)
 	if g == nil {
+		s := stressing.Load()
 		for _, f := range fs {
-			go f()
+			if s != nil && e == nil {
+				s.spawn(nil, f, pos)
+			} else {
+				go f()
+			}
 		}
 		return
 	}

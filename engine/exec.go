@@ -222,6 +222,9 @@ func current(pos Pos) (*Exec, *goroutine) {
 		if orphanCount.Load() > 0 {
 			exitIfOrphan()
 		}
+		if s := stressing.Load(); s != nil {
+			s.point()
+		}
 		return nil, nil
 	}
 	if g := e.caller(); g != nil {

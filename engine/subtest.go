@@ -13,7 +13,7 @@ import (
 // failure fails the execution. Run reports whether the subtest did not fail (or had not failed
 // when it called Parallel).
 func (t *T) Run(name string, f func(t *T)) bool {
-	sub := &T{e: t.e, name: t.name + "/" + strings.ReplaceAll(name, " ", "_"), parent: t}
+	sub := &T{e: t.e, name: t.name + "/" + strings.ReplaceAll(name, " ", "_"), parent: t, draw: t.draw}
 	sub.paused = MakeChan[struct{}](0, "testing.T.Run")
 	Go(func() {
 		defer sub.finish()
@@ -36,6 +36,7 @@ func (t *T) Run(name string, f func(t *T)) bool {
 // -parallel limit does not apply: all of a parent's parallel subtests run at once.
 func (t *T) Parallel() {
 	if t.parent == nil {
+		t.calledParallel = true
 		return
 	}
 	if t.isParallel {
@@ -63,7 +64,13 @@ func (t *T) finish() {
 		t.adopt(sub)
 	}
 	t.runCleanups()
-	t.completed = true
+	if t.e == nil {
+		t.mu.Lock()
+		t.completed = true
+		t.mu.Unlock()
+	} else {
+		t.completed = true
+	}
 	switch {
 	case t.isParallel:
 		Close(t.over, "testing.T.Run")
@@ -74,6 +81,15 @@ func (t *T) finish() {
 
 // adopt takes a finished subtest's log lines and failure into t.
 func (t *T) adopt(sub *T) {
+	if t.e == nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		sub.mu.Lock()
+		defer sub.mu.Unlock()
+		if t.failure == nil {
+			t.failure = sub.failure
+		}
+	}
 	t.logs = append(t.logs, sub.logs...)
 	if sub.failed {
 		t.failed = true

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // T is the test handle of one execution. Its methods mean what testing.T's mean, per
@@ -41,6 +43,65 @@ type T struct {
 	released     chan struct{}
 	over         chan struct{}
 	parallelSubs []*T
+
+	// Stress mode (NewStressT): no execution, real goroutines. mu guards logs, failed and
+	// failure, which several goroutines may write at once; failure is the first failure's
+	// message and position; calledParallel records a top-level Parallel (the test may run
+	// beside others); draw is the iteration's source of the randomizer's values.
+	mu             sync.Mutex
+	failure        *Bug
+	calledParallel bool
+	draw           func(name string, sample func(*rand.Rand) float64) float64
+}
+
+// NewStressT returns the test handle of one iteration of a stress test called name, running
+// for real (no execution): draw, when not nil, is the iteration's source of the randomizer's
+// values (see Draw).
+func NewStressT(name string, draw func(name string, sample func(*rand.Rand) float64) float64) *T {
+	return &T{name: name, draw: draw}
+}
+
+// RunStress runs body as the test function of the stress-mode t, on the calling goroutine,
+// then its parallel subtests and its Cleanup functions, as testing does, and removes its
+// temporary directories. It reports whether the function returned (false: it stopped with
+// FailNow, Fatal or Skip).
+func RunStress(t *T, body func(*T)) (returned bool) {
+	defer t.removeTempDirs()
+	defer t.finish()
+	body(t)
+	return true
+}
+
+// StressResult is what a stress-mode iteration's handle recorded.
+type StressResult struct {
+	Failed, Skipped, Parallel bool
+	Message, Pos              string // the first failure's
+	Logs                      []string
+}
+
+// StressResult returns what the stress-mode t recorded.
+func (t *T) StressResult() StressResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := StressResult{Failed: t.failed, Skipped: t.skipped, Parallel: t.calledParallel, Logs: append([]string(nil), t.logs...)}
+	if t.failure != nil {
+		r.Message, r.Pos = t.failure.Message, t.failure.Pos
+	}
+	return r
+}
+
+// Draw returns a value of the randomizer (package random) for the input called name:
+// sample applied to the execution's data source in a controlled goroutine (so that replaying
+// the schedule draws it again), to the iteration's recorded source in stress mode, and to a
+// randomly seeded source otherwise.
+func (t *T) Draw(name string, sample func(*rand.Rand) float64) float64 {
+	if t.draw != nil {
+		return t.draw(name, sample)
+	}
+	if src := randOf("random." + name); src != nil {
+		return sample(src.v2)
+	}
+	return sample(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
 }
 
 // Name is the test's name.
@@ -57,7 +118,10 @@ func (t *T) Log(args ...any) { t.log(fmt.Sprintln(args...)) }
 func (t *T) Logf(format string, args ...any) { t.log(fmt.Sprintf(format, args...)) }
 
 func (t *T) log(s string) {
-	if t.e.aborting {
+	if t.e == nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	} else if t.e.aborting {
 		return // the execution is over: teardown logs nothing of it
 	}
 	s = strings.TrimSuffix(s, "\n")
@@ -74,12 +138,27 @@ func (t *T) log(s string) {
 func (t *T) Fail() { t.failAt(3, "test failed") }
 
 func (t *T) failAt(skip int, msg string) {
-	if t.completed && (t.e == nil || !t.e.aborting) {
+	e := t.e
+	if e == nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.completed {
+			panic("Fail in goroutine after " + t.name + " has completed")
+		}
+		t.failed = true
+		if t.failure == nil {
+			t.failure = &Bug{Kind: Fail, Message: msg}
+			if _, file, line, ok := runtime.Caller(skip); ok {
+				t.failure.Pos = fmt.Sprintf("%s:%d", file, line)
+			}
+		}
+		return
+	}
+	if t.completed && !e.aborting {
 		panic("Fail in goroutine after " + t.name + " has completed")
 	}
 	t.failed = true
-	e := t.e
-	if e == nil || e.ended {
+	if e.ended {
 		return
 	}
 	bug := &Bug{Kind: Fail, Message: msg}
@@ -97,7 +176,13 @@ func (t *T) failAt(skip int, msg string) {
 }
 
 // Failed reports whether this execution failed.
-func (t *T) Failed() bool { return t.failed }
+func (t *T) Failed() bool {
+	if t.e == nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	return t.failed
+}
 
 // Error is Log followed by Fail.
 func (t *T) Error(args ...any) {

@@ -262,6 +262,39 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 		out.warn(fmt.Sprintf("interleave: %s: %v: a bug's schedule is printed instead of saved", test, err))
 		storeDir = filepath.Join(p.ModuleDir, filepath.FromSlash(findings.SchedulesDir))
 	}
+	env := f.exploreEnv(storeDir)
+	res, log, err := exploreParts(ctx, f, j, env, live)
+	if f.verbose {
+		out.verboseLog(log)
+	}
+	o.Result = res
+	if res != nil && res.Notice != "" {
+		out.warn("interleave: " + test + ": " + res.Notice)
+	}
+	switch {
+	case err != nil:
+		o.Err = err.Error()
+	case res.Error != "" && res.Bug != nil:
+		// A bug whose schedule could not be saved: the bug and its whole schedule are
+		// printed, and the failed write said.
+		out.result(o)
+		o.Err = res.Error
+		out.warn("interleave: " + res.Error)
+		return o
+	case res.Error != "":
+		o.Err = res.Error
+	}
+	if o.Err != "" {
+		out.toolError(o)
+		return o
+	}
+	out.result(o)
+	return o
+}
+
+// exploreEnv is the environment that configures a test binary's exploration as f says,
+// saving schedules in storeDir.
+func (f *testFlags) exploreEnv(storeDir string) []string {
 	env := []string{
 		"INTERLEAVE_SCHEDULES=" + strconv.Itoa(f.schedules),
 		"INTERLEAVE_SEED=" + strconv.FormatUint(f.seed, 10),
@@ -295,33 +328,7 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 	if f.strictLeak {
 		env = append(env, "INTERLEAVE_STRICT_LEAKS=true")
 	}
-	res, log, err := exploreParts(ctx, f, j, env, live)
-	if f.verbose {
-		out.verboseLog(log)
-	}
-	o.Result = res
-	if res != nil && res.Notice != "" {
-		out.warn("interleave: " + test + ": " + res.Notice)
-	}
-	switch {
-	case err != nil:
-		o.Err = err.Error()
-	case res.Error != "" && res.Bug != nil:
-		// A bug whose schedule could not be saved: the bug and its whole schedule are
-		// printed, and the failed write said.
-		out.result(o)
-		o.Err = res.Error
-		out.warn("interleave: " + res.Error)
-		return o
-	case res.Error != "":
-		o.Err = res.Error
-	}
-	if o.Err != "" {
-		out.toolError(o)
-		return o
-	}
-	out.result(o)
-	return o
+	return env
 }
 
 // execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and

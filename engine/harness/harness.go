@@ -2,8 +2,9 @@
 // of the user's package and gives it a TestXxx that hands the original body, rewritten, to
 // RunTest; where the test's code says testing.TB it puts TB, whose implementation is the
 // per-schedule T. RunTest explores the body as the interleave command configured it through
-// the environment (see package explore), or, when the debug adapter launched the test, serves
-// the debugging session (package control).
+// the environment (see package explore); when the debug adapter launched the test, it serves
+// the debugging session (package control), and when the interleave stress command runs it, it
+// joins the stress driver (package stress).
 //
 // Like every package compiled into test binaries, it uses the standard library only.
 package harness
@@ -19,6 +20,7 @@ import (
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/stress"
 )
 
 // T is the per-schedule test handle an instrumented test's body receives.
@@ -77,6 +79,12 @@ func RunTest(t *testing.T, body func(*T)) {
 	t.Helper()
 	if addr := os.Getenv("INTERLEAVE_DEBUG"); addr != "" {
 		control.Serve(t, body, addr)
+		return
+	}
+	if plan, err := stress.PlanFromEnv(); err != nil {
+		t.Fatal(err)
+	} else if plan != nil {
+		stress.Join(t, plan, body)
 		return
 	}
 	opts := []explore.Option{explore.Minimize(5 * time.Second)}

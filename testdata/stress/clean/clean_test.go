@@ -1,0 +1,39 @@
+package clean
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/interleave-dev/interleave/engine/random"
+)
+
+func TestAdd(t *testing.T) {
+	t.Parallel()
+	var c Counter
+	workers := random.Draw(t, "workers", random.NewUniform(1, 8))
+	adds := random.Draw(t, "adds", random.NewExponential(1, 200))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range adds {
+				c.Add(1)
+				Shared.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := c.Value(); got != workers*adds {
+		t.Fatalf("Value = %d, want %d", got, workers*adds)
+	}
+}
+
+func TestShared(t *testing.T) {
+	t.Parallel()
+	before := Shared.Value()
+	Shared.Add(1)
+	if Shared.Value() <= before {
+		t.Fatalf("Shared went from %d to %d after Add(1)", before, Shared.Value())
+	}
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine/stress"
+)
+
+// stressLine is a line of interleave stress -json.
+type stressLine struct {
+	Package string `json:"package"`
+	Phase   string `json:"phase"`
+	stress.Event
+}
+
+// TestStressExamples runs interleave stress on the bundled examples of testdata/stress, bugs
+// that controlled exploration cannot find: a frame interleaving behind a real net.Pipe
+// (wire), a torn configuration that only shows when two tests run together (config), a hang
+// that only rare inputs reach (session); and a correct package (clean) that must run its
+// whole budget with no report. Then the hang's saved record is re-run with -repro, which
+// reproduces it with the recorded inputs on the first iteration.
+func TestStressExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented test binaries for seconds")
+	}
+	dir, err := filepath.Abs("../../testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	code, out, errOut := interleaveIn(t, dir, nil, "stress", "-json", "-explore=false", "-time", "8s", "-seed", "1",
+		"./wire", "./config", "./session", "./clean")
+	if code != 1 {
+		t.Fatalf("interleave stress: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	failures := map[string]*stress.Failure{} // by package and test
+	phases := map[string][]string{}
+	done := map[string]*stress.Event{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var l stressLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("not a stress event: %v\n%s", err, sc.Text())
+		}
+		pkg := strings.TrimPrefix(l.Package, "example.com/stress/")
+		if f := l.Failure; f != nil {
+			if failures[pkg+" "+f.Test] == nil {
+				failures[pkg+" "+f.Test] = f
+			}
+			phases[pkg+" "+f.Test] = append(phases[pkg+" "+f.Test], l.Phase)
+		}
+		if l.Action == "done" && l.Phase == "together" {
+			ev := l.Event
+			done[pkg] = &ev
+		}
+	}
+	t.Logf("stderr:\n%s", errOut)
+
+	if f := failures["wire TestConcurrentSend"]; f == nil || f.Kind != stress.KindFail || !strings.Contains(f.Message, "never sent") {
+		t.Errorf("wire: failure %+v, want a fail: a frame that was never sent", f)
+	} else if len(f.Inputs) != 1 || f.Inputs[0].Name != "size" {
+		t.Errorf("wire: inputs %+v, want the drawn size", f.Inputs)
+	}
+	var config *stress.Failure
+	for _, name := range []string{"TestReaders", "TestReconfigure"} {
+		if slices.Contains(phases["config "+name], "alone") {
+			t.Errorf("config: %s failed alone: each test passes on its own", name)
+		}
+		if f := failures["config "+name]; f != nil {
+			config = f
+		}
+	}
+	if config == nil || config.Kind != stress.KindFail || len(config.Together) != 1 {
+		t.Errorf("config: failure %+v, want a fail of one test while the other ran", config)
+	}
+	hang := failures["session TestCall"]
+	if hang == nil || hang.Kind != stress.KindHang || !strings.Contains(hang.Stacks, "session.Call") {
+		t.Fatalf("session: failure %+v, want a hang with the client's stack", hang)
+	}
+	big := false
+	for _, d := range hang.Inputs {
+		big = big || (d.Name == "size" && d.Value > 4096)
+	}
+	if !big {
+		t.Errorf("session: the hang's inputs %+v lack a request over the server's buffer", hang.Inputs)
+	}
+	for key := range failures {
+		if strings.HasPrefix(key, "clean ") {
+			t.Errorf("clean: failure %+v", failures[key])
+		}
+	}
+	if ev := done["clean"]; ev == nil || len(ev.Combinations) == 0 || ev.Combinations["TestAdd+TestShared"] == 0 {
+		t.Errorf("clean: the melting pot did not run both tests together: %+v", ev)
+	}
+
+	// -repro re-runs the hang with its inputs.
+	var record string
+	entries, _ := os.ReadDir(filepath.Join(dir, ".interleave", "stress"))
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && strings.Contains(e.Name(), "-TestCall-hang-") && !info.ModTime().Before(started) {
+			record = filepath.Join(dir, ".interleave", "stress", e.Name())
+		}
+	}
+	if record == "" {
+		t.Fatal("no saved record of the hang")
+	}
+	code, out, errOut = interleaveIn(t, dir, nil, "stress", "-repro", record, "-time", "20s")
+	if code != 1 || !strings.Contains(out, "reproduced: hang of TestCall") || !strings.Contains(out, "iteration 1,") {
+		t.Fatalf("-repro: exit %d, want 1 and the hang reproduced on iteration 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestStressBadInput: flags and -repro files that cannot be used get a message naming what
+// and where, and exit status 2, before anything is built.
+func TestStressBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "garbage.json")
+	os.WriteFile(notJSON, []byte("{not json"), 0o644)
+	noFailure := filepath.Join(dir, "empty.json")
+	os.WriteFile(noFailure, []byte(`{"package": "p", "dir": "/x"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-time", "0s"}, "-time 0s: want a positive duration"},
+		{[]string{"-p", "0"}, "-p 0: want at least 1 process"},
+		{[]string{"-combine", "0"}, "-combine 0: want at least 1 test at once"},
+		{[]string{"-run", "("}, "-run: error parsing regexp"},
+		{[]string{"-repro", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
+		{[]string{"-repro", notJSON}, "garbage.json: not a stress record"},
+		{[]string{"-repro", noFailure}, "empty.json: not a stress record: no failure"},
+	} {
+		code, _, errOut := runCmd(t, append([]string{"stress"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("stress %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func (o *StressOwner) Name() string { return o.name }
 
 // StressGoroutine describes a goroutine of a stress test that is still alive.
 type StressGoroutine struct {
-	ID      int64 // the runtime's goroutine id, as in stack dumps
+	ID      int64 // the runtime's goroutine id, as in stack dumps; 0 until it has started
 	Created Pos   // where it was started
 }
 

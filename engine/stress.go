@@ -241,8 +241,10 @@ func (s *stressState) spawn(o *StressOwner, f func(), pos Pos) {
 }
 
 func (s *stressState) run(g *stressG, f func()) {
-	g.gp = getg()
-	g.goid = goid()
+	id := goid()
+	g.owner.mu.Lock() // Live reads the id
+	g.gp, g.goid = getg(), id
+	g.owner.mu.Unlock()
 	s.mu.Lock()
 	if g.gp != 0 {
 		s.byGP[g.gp] = g

@@ -144,6 +144,9 @@ type stressProc struct {
 	pkg   *instrument.Package
 	plan  stress.Plan
 	phase string // "alone" or "together"
+	// fresh: the process runs one iteration of its test, and is started again while the
+	// budget lasts (a test that cannot run repeatedly in one process).
+	fresh bool
 }
 
 // stressRun gathers the events of a run's processes.
@@ -216,7 +219,9 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	}
 	type pkgTests struct {
 		p     *instrument.Package
-		tests []string
+		cfg   *random.Config
+		tests []string // those that may run repeatedly in one process
+		fresh []string // those that may not
 	}
 	var pkgs []pkgTests
 	for _, p := range res.Packages {
@@ -227,8 +232,20 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		cfg, err := random.LoadConfig(p.Dir)
+		if err != nil {
+			return err
+		}
+		pt := pkgTests{p: p, cfg: cfg}
+		for _, t := range tests {
+			if cfg.Test(t).Fresh {
+				pt.fresh = append(pt.fresh, t)
+			} else {
+				pt.tests = append(pt.tests, t)
+			}
+		}
 		if len(tests) > 0 {
-			pkgs = append(pkgs, pkgTests{p, tests})
+			pkgs = append(pkgs, pt)
 		}
 	}
 	if len(pkgs) == 0 {
@@ -244,6 +261,12 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	}
 	var procs []*stressProc
 	for _, pt := range pkgs {
+		for _, t := range pt.fresh {
+			procs = append(procs, &stressProc{pkg: pt.p, phase: "alone", fresh: true, plan: stress.Plan{Tests: []string{t}, Combine: 1, Iterations: 1, Seed: seeds.Uint64()}})
+		}
+		if len(pt.tests) == 0 {
+			continue
+		}
 		n := max(1, f.workers/len(pkgs))
 		for k := 0; k < n; k++ {
 			var tests []string
@@ -260,10 +283,7 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	if f.combine > 1 && ctx.Err() == nil {
 		procs = nil
 		for _, pt := range pkgs {
-			cfg, err := random.LoadConfig(pt.p.Dir)
-			if err != nil {
-				return err
-			}
+			cfg := pt.cfg
 			var pot []string
 			for _, name := range pt.tests {
 				s := r.stats(pt.p.ImportPath, name)
@@ -339,6 +359,10 @@ func (r *stressRun) runAll(ctx context.Context, procs []*stressProc, budget time
 					return
 				}
 				if crashed == "" {
+					if p.fresh {
+						p.plan.Seed = p.plan.Seed*6364136223846793005 + 1442695040888963407
+						continue
+					}
 					return
 				}
 				p.plan.Tests = slices.DeleteFunc(slices.Clone(p.plan.Tests), func(s string) bool { return s == crashed })
@@ -425,7 +449,8 @@ loop:
 		} else if len(p.plan.Tests) > 0 {
 			test = raceTest(log.String(), p.plan.Tests)
 		}
-		f := &stress.Failure{Kind: stress.KindRace, Test: test, Message: "data race (Go's race detector)", Stacks: raceReport(log.String())}
+		f := &stress.Failure{Kind: stress.KindRace, Test: test, Message: "data race (Go's race detector)", Stacks: raceReport(log.String()),
+			Elapsed: time.Since(r.started)}
 		r.record(p, f)
 		return test, nil
 	}
@@ -568,7 +593,11 @@ func (r *stressRun) record(p *stressProc, f *stress.Failure) {
 	if len(f.Together) > 0 {
 		with = " (together with " + strings.Join(f.Together, ", ") + ")"
 	}
-	fmt.Fprintf(r.out, "--- %s: %s %s, iteration %d%s, GOMAXPROCS %d, after %v\n", strings.ToUpper(f.Kind), p.pkg.ImportPath, f.Test, f.Iteration, with, f.GOMAXPROCS, f.Elapsed.Round(time.Millisecond))
+	where := ""
+	if f.Iteration > 0 {
+		where = fmt.Sprintf(", iteration %d%s, GOMAXPROCS %d", f.Iteration, with, f.GOMAXPROCS)
+	}
+	fmt.Fprintf(r.out, "--- %s: %s %s%s, after %v\n", strings.ToUpper(f.Kind), p.pkg.ImportPath, f.Test, where, f.Elapsed.Round(time.Millisecond))
 	if f.Pos != "" {
 		fmt.Fprintf(r.out, "    %s: %s\n", f.Pos, f.Message)
 	} else {

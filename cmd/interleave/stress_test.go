@@ -43,6 +43,7 @@ func TestStressExamples(t *testing.T) {
 	failures := map[string]*stress.Failure{} // by package and test
 	phases := map[string][]string{}
 	done := map[string]*stress.Event{}
+	var publish int64
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -56,6 +57,13 @@ func TestStressExamples(t *testing.T) {
 				failures[pkg+" "+f.Test] = f
 			}
 			phases[pkg+" "+f.Test] = append(phases[pkg+" "+f.Test], l.Phase)
+		}
+		if l.Action == "done" && pkg == "clean" {
+			for _, ts := range l.Tests {
+				if ts.Name == "TestPublish" {
+					publish += ts.Iterations
+				}
+			}
 		}
 		if l.Action == "done" && l.Phase == "together" {
 			ev := l.Event
@@ -100,6 +108,11 @@ func TestStressExamples(t *testing.T) {
 	if ev := done["clean"]; ev == nil || len(ev.Combinations) == 0 || ev.Combinations["TestAdd+TestShared"] == 0 {
 		t.Errorf("clean: the melting pot did not run both tests together: %+v", ev)
 	}
+	// TestPublish cannot run twice in a process (expvar panics on a name published twice);
+	// its configuration says "fresh", so it ran once per process, in several.
+	if publish < 2 {
+		t.Errorf("clean: TestPublish ran %d iterations, want one per process in several processes", publish)
+	}
 
 	// -repro re-runs the hang with its inputs.
 	var record string
@@ -142,6 +155,53 @@ func TestStressBadInput(t *testing.T) {
 		code, _, errOut := runCmd(t, append([]string{"stress"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("stress %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestStressRace: with -race, Go's race detector's report of a race no assertion sees (the
+// tally example) is a failure of the test, with the report.
+func TestStressRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary with -race")
+	}
+	dir, err := filepath.Abs("../../testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "stress", "-race", "-explore=false", "-time", "3s", "./tally")
+	if code != 1 || !strings.Contains(out, "--- RACE: example.com/stress/tally TestMerge") || !strings.Contains(out, "tally.go:10") {
+		t.Fatalf("interleave stress -race: exit %d, want 1 and the race at tally.go:10\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut = interleaveIn(t, dir, nil, "stress", "-explore=false", "-time", "1s", "./tally")
+	if code != 0 {
+		t.Fatalf("interleave stress without -race: exit %d, want 0 (no assertion sees the race)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestRandomDrawUnderTest: the randomizer's values under interleave test come from the
+// execution's source, so a bug behind an input value (an empty input, testdata/stress/average)
+// is found by exploration, and its schedule replays it with the same values.
+func TestRandomDrawUnderTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir, err := filepath.Abs("../../testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", "./average")
+	if code != 1 {
+		t.Fatalf("interleave test: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	final := finalEvent(t, out, "TestMean")
+	if final.Bug == nil || final.Bug.Kind != "panic" || !strings.Contains(final.Bug.Message, "integer divide by zero") {
+		t.Fatalf("final event %+v, want the panic of an empty input", final)
+	}
+	for range 3 {
+		code, out, errOut = interleaveIn(t, dir, nil, "replay", final.Bug.Schedule)
+		if code != 1 || !strings.Contains(out, "panic found by replay") || !strings.Contains(out, "integer divide by zero") {
+			t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	}
 }

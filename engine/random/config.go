@@ -39,7 +39,9 @@ import (
 //
 // The top-level "hang" is the default hang limit of every test, a test's own "hang" its
 // limit (§3.3 i: a test iteration that does not return within it is reported as hung);
-// "combine" says whether the test may take part in combined runs (§3.4). "inputs" holds the
+// "combine" says whether the test may take part in combined runs (§3.4); "fresh": true says
+// that the test cannot run repeatedly in one process (it registers a name once per process,
+// say), so that each of its iterations runs in a new process. "inputs" holds the
 // test's distributions by name, each with a "kind" and exactly the parameters of that kind
 // (see Spec). Parameters (min, max, mean, sd, an interval's min and max) are JSON numbers or
 // Go duration strings such as "1ms" (nanoseconds); an interval's "p" is a number.
@@ -56,6 +58,7 @@ type Config struct {
 type TestConfig struct {
 	Combine *bool         // whether the test may take part in combined runs; nil when not set
 	Hang    time.Duration // the test's hang limit; 0 when not set (then Config.Hang applies)
+	Fresh   bool          // each iteration runs in a new process
 	Inputs  map[string]Spec
 }
 
@@ -293,9 +296,15 @@ func (p *parser) config(root *node) (*Config, error) {
 // test reads the configuration of a test.
 func (p *parser) test(n *node, field string) (TestConfig, error) {
 	var tc TestConfig
-	fields, err := p.fields(n, field, "combine", "hang", "inputs")
+	fields, err := p.fields(n, field, "combine", "hang", "fresh", "inputs")
 	if err != nil {
 		return tc, err
+	}
+	if mem, ok := fields["fresh"]; ok {
+		if mem.val.kind != "a bool" {
+			return tc, p.at(mem.val.off, join(field, "fresh"), "got %s, want true or false", mem.val.kind)
+		}
+		tc.Fresh = p.data[mem.val.off] == 't'
 	}
 	if mem, ok := fields["combine"]; ok {
 		if mem.val.kind != "a bool" {

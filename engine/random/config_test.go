@@ -23,7 +23,7 @@ const goodConfig = `{
         "size":    {"kind": "weighted", "intervals": [{"min": 1, "max": 10, "p": 0.9}, {"min": 100, "max": 1000, "p": 0.1}]}
       }
     },
-    "TestAlone": {"combine": false},
+    "TestAlone": {"combine": false, "fresh": true},
     "Test": {"inputs": {"my value": {"kind": "gaussian", "mean": "-1.5s", "sd": 0}}},
     "Test_x": {}
   }
@@ -50,7 +50,7 @@ func TestParseConfig(t *testing.T) {
 					"size":    {Kind: KindWeighted, Intervals: []Interval{{1, 10, 0.9}, {100, 1000, 0.1}}},
 				},
 			},
-			"TestAlone": {Combine: &no, Inputs: map[string]Spec{}},
+			"TestAlone": {Combine: &no, Fresh: true, Inputs: map[string]Spec{}},
 			"Test":      {Inputs: map[string]Spec{"my value": {Kind: KindGaussian, Mean: -1.5e9}}},
 			"Test_x":    {Inputs: map[string]Spec{}},
 		},
@@ -117,7 +117,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"trailing", "{}\n{}", "x/interleave-stress.json:2:1: invalid character '{' after top-level value"},
 		{"not an object", "[1]", "x/interleave-stress.json:1:1: got an array, want an object"},
 		{"unknown top-level field", `{"hang": "1s", "tset": {}}`, "x/interleave-stress.json:1:16: tset: unknown field, want hang or tests"},
-		{"unknown test field", `{"tests": {"TestA": {"combined": true}}}`, "x/interleave-stress.json:1:22: tests.TestA.combined: unknown field, want combine, hang or inputs"},
+		{"unknown test field", `{"tests": {"TestA": {"combined": true}}}`, "x/interleave-stress.json:1:22: tests.TestA.combined: unknown field, want combine, hang, fresh or inputs"},
 		{"unknown input field", test(`"w": {"kind": "uniform", "min": 1, "max": 2, "step": 1}`), "x/interleave-stress.json:1:85: tests.TestTransfer.inputs.w.step: unknown field, want kind, min, max, mean, sd or intervals"},
 		{"unknown interval field", test(`"w": {"kind": "weighted", "intervals": [{"min": 1, "max": 2, "p": 1, "q": 0}]}`), "tests.TestTransfer.inputs.w.intervals[0].q: unknown field, want min, max or p"},
 		{"repeated field", `{"hang": "1s", "hang": "2s"}`, "x/interleave-stress.json:1:16: hang: repeated field"},
@@ -145,6 +145,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"hang not positive", `{"hang": "-1s"}`, "hang: -1s is not a positive duration"},
 		{"combine on line 3", "{\n  \"tests\": {\n    \"TestA\": {\"combine\": 1}\n  }\n}", "x/interleave-stress.json:3:26: tests.TestA.combine: got a number, want true or false"},
 		{"combine not a bool", `{"tests": {"TestA": {"combine": "yes"}}}`, "x/interleave-stress.json:1:33: tests.TestA.combine: got a string, want true or false"},
+		{"fresh not a bool", `{"tests": {"TestA": {"fresh": "yes"}}}`, "x/interleave-stress.json:1:31: tests.TestA.fresh: got a string, want true or false"},
 		{"tests not an object", `{"tests": ["TestA"]}`, "x/interleave-stress.json:1:11: tests: got an array, want an object of tests by name"},
 		{"test not an object", `{"tests": {"TestA": null}}`, "tests.TestA: got null, want an object"},
 		{"input not an object", test(`"w": "uniform"`), "tests.TestTransfer.inputs.w: got a string, want an object"},

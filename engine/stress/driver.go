@@ -189,7 +189,7 @@ func (d *driver) runRounds() {
 			go func() {
 				defer wg.Done()
 				start := time.Now()
-				for c := 0; c < counts[k] && !d.over(); c++ {
+				for c := 0; c < counts[k] && !d.over() && !d.done(d.tests[i]); c++ {
 					d.iterate(d.tests[i], together, seeds[k]+uint64(c), procs)
 				}
 				d.mu.Lock()
@@ -209,7 +209,30 @@ func (d *driver) runRounds() {
 }
 
 func (d *driver) over() bool {
-	return d.stop.Load() || time.Since(d.start) >= d.plan.Budget
+	if d.stop.Load() || time.Since(d.start) >= d.plan.Budget {
+		return true
+	}
+	if d.plan.Iterations > 0 {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, t := range d.tests {
+			if t.iters < d.plan.Iterations {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// done reports whether t has run the plan's iterations.
+func (d *driver) done(t *test) bool {
+	if d.plan.Iterations == 0 {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.iters >= d.plan.Iterations
 }
 
 // iterate runs one iteration of t's body and checks it (§3.3).

@@ -1,6 +1,7 @@
 package clean
 
 import (
+	"expvar"
 	"sync"
 	"testing"
 
@@ -35,5 +36,16 @@ func TestShared(t *testing.T) {
 	Shared.Add(1)
 	if Shared.Value() <= before {
 		t.Fatalf("Shared went from %d to %d after Add(1)", before, Shared.Value())
+	}
+}
+
+// TestPublish publishes the counter with expvar, which panics when a name is published
+// twice in a process: the test cannot run repeatedly in one process, and
+// interleave-stress.json says so ("fresh"), so each of its iterations runs in a new one.
+func TestPublish(t *testing.T) {
+	v := expvar.NewInt("clean.shared")
+	v.Set(int64(Shared.Value()))
+	if got := expvar.Get("clean.shared"); got == nil || got.String() != v.String() {
+		t.Fatalf("expvar clean.shared = %v, want %v", got, v)
 	}
 }

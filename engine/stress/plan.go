@@ -29,8 +29,8 @@ type Plan struct {
 	Budget  time.Duration `json:"budget"`
 	// Iterations, when set, bounds the iterations of each test in the process: 1 for a test
 	// that cannot run repeatedly in one process ("fresh" in the configuration file).
-	Iterations int64 `json:"iterations,omitempty"`
-	Seed    uint64        `json:"seed"`
+	Iterations int64  `json:"iterations,omitempty"`
+	Seed       uint64 `json:"seed"`
 	// Hang, when set, is every test's hang limit; otherwise a test's comes from the
 	// configuration file, else it is HangFactor times its average duration, at least
 	// HangFloor (FirstHang before the test has a duration).

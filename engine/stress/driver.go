@@ -90,6 +90,7 @@ type test struct {
 	body     func(*engine.T)
 	iters    int64
 	total    time.Duration
+	min      time.Duration
 	failures map[string]int
 	parallel bool
 	hang     time.Duration // from the configuration file; 0 for the default rule
@@ -263,6 +264,9 @@ func (d *driver) iterate(t *test, together []string, seed uint64, procs int) {
 	d.mu.Lock()
 	delete(d.running, it)
 	t.total += elapsed
+	if t.min == 0 || elapsed < t.min {
+		t.min = elapsed
+	}
 	d.sched.ran(t.index, elapsed)
 	d.mu.Unlock()
 
@@ -453,7 +457,7 @@ func (d *driver) snapshot(action string) Event {
 		}
 	}
 	for _, t := range d.tests {
-		s := TestStats{Name: t.name, Iterations: t.iters, Total: t.total, Parallel: t.parallel}
+		s := TestStats{Name: t.name, Iterations: t.iters, Total: t.total, Min: t.min, Parallel: t.parallel}
 		if len(t.failures) > 0 {
 			s.Failures = make(map[string]int, len(t.failures))
 			for k, v := range t.failures {

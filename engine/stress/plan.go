@@ -107,6 +107,7 @@ type TestStats struct {
 	Name       string         `json:"name"`
 	Iterations int64          `json:"iterations"`
 	Total      time.Duration  `json:"total"`
+	Min        time.Duration  `json:"min"` // the shortest iteration (Appendix I's MINTP)
 	Failures   map[string]int `json:"failures,omitempty"`
 	// Parallel says the test called t.Parallel (it may run beside others).
 	Parallel bool `json:"parallel,omitempty"`

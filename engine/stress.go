@@ -270,7 +270,7 @@ func (s *stressState) run(g *stressG, f func()) {
 	defer func() {
 		// recover returns nil for runtime.Goexit (t.FailNow), which goes on.
 		if v := recover(); v != nil && s.hooks.Panic != nil {
-			s.hooks.Panic(g.owner, v, debug.Stack())
+			s.hooks.Panic(g.owner, v, panicStack(debug.Stack()))
 			panic(v) // the hook did not end the process: crash as Go would
 		}
 	}()
@@ -287,4 +287,24 @@ func goid() int64 {
 		return id
 	}
 	return 0
+}
+
+// panicStack trims a goroutine's stack taken in a deferred recover to start at the frame
+// that panicked: it drops the header's frames up to and including the runtime's panic.
+func panicStack(stack []byte) []byte {
+	header, rest, ok := bytes.Cut(stack, []byte("\n"))
+	if !ok {
+		return stack
+	}
+	if i := bytes.Index(rest, []byte("\npanic(")); i >= 0 {
+		after := rest[i+1:]
+		// Skip the panic( line and its file line.
+		for range 2 {
+			if j := bytes.IndexByte(after, '\n'); j >= 0 {
+				after = after[j+1:]
+			}
+		}
+		return append(append(header, '\n'), after...)
+	}
+	return stack
 }

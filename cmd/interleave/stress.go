@@ -637,14 +637,28 @@ func (r *stressRun) progress() {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var iters, rounds int64
+	per := map[string]int64{}
+	var names []string
+	var rounds int64
 	for _, e := range r.last {
 		for _, t := range e.Tests {
-			iters += t.Iterations
+			if _, ok := per[t.Name]; !ok {
+				names = append(names, t.Name)
+			}
+			per[t.Name] += t.Iterations
 		}
 		rounds += e.Rounds
 	}
-	fmt.Fprintf(r.err, "\r\033[K%v: %d iterations, %d rounds, %d failures", time.Since(r.started).Round(time.Second), iters, rounds, len(r.failures))
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, per[n]))
+	}
+	line := fmt.Sprintf("%v: %d rounds, %d failures; iterations: %s", time.Since(r.started).Round(time.Second), rounds, len(r.failures), strings.Join(parts, ", "))
+	if len(line) > 160 {
+		line = line[:157] + "..."
+	}
+	fmt.Fprintf(r.err, "\r\033[K%s", line)
 	r.line = true
 }
 
@@ -662,20 +676,17 @@ func (r *stressRun) clearLineLocked() {
 }
 
 // exploreFailures runs interleave test on each failing test the controlled engine can run,
-// and links the schedule it finds: stress finds the bug, the explorer makes it debuggable.
+// with interleave test's defaults (its processes included), and links the schedule it finds:
+// stress finds the bug, the explorer makes it debuggable.
 func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Package) {
 	byPath := map[string]*instrument.Package{}
 	for _, p := range pkgs {
 		byPath[p.ImportPath] = p
 	}
-	tf, err := parseTestFlags(nil)
-	if err != nil {
-		return
-	}
 	seen := map[string]*stressRecord{}
 	for _, rec := range r.failures {
 		p := byPath[rec.Package]
-		if p == nil || rec.Failure.Test == "" {
+		if p == nil || rec.Failure.Test == "" || ctx.Err() != nil {
 			continue
 		}
 		key := rec.Package + " " + rec.Failure.Test
@@ -685,35 +696,45 @@ func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Pack
 		}
 		seen[key] = rec
 		if !r.f.json {
-			fmt.Fprintf(r.err, "interleave stress: exploring %s %s ...\n", rec.Package, rec.Failure.Test)
+			fmt.Fprintf(r.err, "interleave stress: exploring %s %s with interleave test ...\n", rec.Package, rec.Failure.Test)
 		}
-		storeDir, err := store.ScheduleDir(p.Dir)
-		if err != nil {
-			rec.Explored = err.Error()
-			continue
+		args := append(append([]string{"-json", "-p", strconv.Itoa(r.f.workers), "-run", "^" + regexp.QuoteMeta(rec.Failure.Test) + "$"}, r.f.buildFlags...), p.Dir)
+		var out, errOut strings.Builder
+		err := runTest(args, &out, &errOut)
+		var final *jsonEvent
+		var lines []string
+		for _, line := range strings.Split(out.String(), "\n") {
+			var e jsonEvent
+			if json.Unmarshal([]byte(line), &e) != nil || e.Test != rec.Failure.Test {
+				continue
+			}
+			switch e.Action {
+			case "output":
+				lines = append(lines, strings.TrimRight(e.Output, "\n"))
+			case "pass", "fail", "skip":
+				final = &e
+			}
 		}
-		env := tf.exploreEnv(storeDir)
-		ev, _, err := execTest(ctx, p, rec.Failure.Test, env, nil)
 		switch {
-		case err != nil:
-			rec.Explored = err.Error()
-		case ev.Bug != nil:
-			rec.Schedule = ev.Bug.Schedule
-			rec.Explored = fmt.Sprintf("interleave test found a %s after %d schedules: %s", ev.Bug.Kind, ev.FirstBug, ev.Bug.Message)
-		default:
-			why := ""
-			switch {
-			case len(ev.Limitations) > 0:
-				why = ": " + ev.Limitations[0].Message
-			case ev.Exhausted != "":
-				why = " (" + ev.Exhausted + ")"
-			case ev.Stopped != "":
-				why = " (" + ev.Stopped + ")"
+		case final != nil && final.Bug != nil:
+			rec.Schedule = final.Bug.Schedule
+			n := 0
+			if final.Schedules != nil {
+				n = *final.Schedules
 			}
+			rec.Explored = fmt.Sprintf("interleave test found a %s (%s) in %d schedules", final.Bug.Kind, final.Bug.Message, n)
+		case final != nil:
+			why := strings.TrimSpace(lastLines(strings.Join(lines, "\n"), 3))
 			if len(rec.Failure.Together) > 0 {
-				why += "; the failure needed " + strings.Join(rec.Failure.Together, ", ") + " running at the same time, which interleave test does not do"
+				why += "\nthe failure needed " + strings.Join(rec.Failure.Together, ", ") + " running at the same time, which interleave test does not do"
 			}
-			rec.Explored = fmt.Sprintf("interleave test found no bug in %d schedules%s", ev.Schedules, why)
+			rec.Explored = "interleave test found no bug: " + why
+		default:
+			msg := strings.TrimSpace(errOut.String())
+			if err != nil && msg == "" {
+				msg = err.Error()
+			}
+			rec.Explored = "interleave test could not explore it: " + lastLines(msg, 5)
 		}
 	}
 }
@@ -745,7 +766,7 @@ func (r *stressRun) save() error {
 		if !r.f.json {
 			fmt.Fprintf(r.out, "%s %s: saved %s (interleave stress -repro %s)\n", rec.Failure.Kind, rec.Failure.Test, rel, rel)
 			if rec.Explored != "" {
-				fmt.Fprintf(r.out, "    %s\n", rec.Explored)
+				fmt.Fprintf(r.out, "%s\n", indentLines(rec.Explored, "    "))
 			}
 			if rec.Schedule != "" {
 				fmt.Fprintf(r.out, "    schedule: %s (interleave replay %s)\n", rec.Schedule, rec.Schedule)

@@ -205,3 +205,39 @@ func TestRandomDrawUnderTest(t *testing.T) {
 		}
 	}
 }
+
+// TestStressHandsFailuresToExplorer: a failure of a test the controlled engine can run is
+// explored with interleave test, and the record links the schedule that replays it.
+func TestStressHandsFailuresToExplorer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir, err := filepath.Abs("../../testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "stress", "-time", "2s", "-seed", "5", "./average")
+	if code != 1 || !strings.Contains(out, "--- PANIC: example.com/stress/average TestMean") {
+		t.Fatalf("interleave stress: exit %d, want 1 and the panic\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var record string
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "panic TestMean: saved "); ok {
+			record, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if record == "" {
+		t.Fatalf("no saved record in\n%s", out)
+	}
+	rec, err := readStressRecord(filepath.Join(dir, record))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Schedule == "" || !strings.Contains(rec.Explored, "interleave test found a panic") {
+		t.Fatalf("record %+v: want the schedule interleave test found", rec)
+	}
+	code, out, errOut = interleaveIn(t, dir, nil, "replay", rec.Schedule)
+	if code != 1 || !strings.Contains(out, "integer divide by zero") {
+		t.Fatalf("replay of the linked schedule: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

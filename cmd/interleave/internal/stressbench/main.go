@@ -90,6 +90,9 @@ type result struct {
 	kind  string        // the first failure's kind
 	msg   string        // its first line
 	err   error         // the harness could not run it
+	// stalled says a test binary that found nothing used (almost) no CPU time in the last
+	// second of its budget: it was blocked, most likely in a hang it could not report.
+	stalled bool
 }
 
 type bench struct {
@@ -264,9 +267,12 @@ func (b *bench) rel(dir string) string {
 	return dir
 }
 
-// remember records a command line of case c for the report, once.
-func (b *bench) remember(c benchCase, dir, line string) {
+// remember records a command line of case c for the report, once, with a shell comment.
+func (b *bench) remember(c benchCase, dir, line, comment string) {
 	line = "(cd " + b.rel(dir) + " && " + line + ")"
+	if comment != "" {
+		line += "  # " + comment
+	}
 	if !slices.Contains(b.commands[c.name], line) {
 		b.commands[c.name] = append(b.commands[c.name], line)
 	}
@@ -340,7 +346,10 @@ func (b *bench) runStress(ctx context.Context, c benchCase, seed uint64) result 
 	args := []string{"stress", "-json", "-explore=false", "-time", b.budget.String(), "-seed", strconv.FormatUint(seed, 10),
 		"-p", strconv.Itoa(procs), c.pkg, "-run", c.run}
 	dir := filepath.Join(b.root, c.mod)
-	b.remember(c, dir, b.cmdLine(b.interleave, args)+" # seeds "+b.seedList())
+	shown := slices.Clone(args)
+	shown[slices.Index(shown, "-seed")+1] = "SEED"
+	b.remember(c, dir, strings.Replace(b.cmdLine(b.interleave, shown), "SEED", "$S", 1),
+		"S = "+b.seedList()+", one per run; interrupted 0.5 s after its first failure event")
 	cmd := exec.Command(b.interleave, args...)
 	cmd.Dir = dir
 	ownGroup(cmd)
@@ -447,7 +456,7 @@ func (b *bench) seedList() string {
 func (b *bench) runNative(ctx context.Context, c benchCase, bin string) result {
 	args := []string{"-test.run", c.run, "-test.count=100000000", "-test.failfast", "-test.timeout=" + (b.budget + 5*time.Second).String()}
 	dir := b.pkgDir(c)
-	b.remember(c, dir, b.cmdLine(bin, args))
+	b.remember(c, dir, b.cmdLine(bin, args), "killed at the budget")
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	ownGroup(cmd)
@@ -462,20 +471,66 @@ func (b *bench) runNative(ctx context.Context, c benchCase, bin string) result {
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(b.budget)
 	defer timer.Stop()
-	select {
-	case err := <-done:
-		el := time.Since(t0)
-		if err == nil {
-			return result{} // every count passed
+	// The CPU time the binary uses in the last second of its budget tells whether it was
+	// still running tests or was blocked, as a hang leaves it.
+	var sample <-chan time.Time
+	if b.budget > 2*time.Second {
+		sample = time.After(b.budget - time.Second)
+	}
+	cpu0 := time.Duration(-1)
+	var res result
+loop:
+	for {
+		select {
+		case err := <-done:
+			el := time.Since(t0)
+			if err == nil {
+				return result{} // every count passed
+			}
+			kind, msg := classify(out.String())
+			return result{found: true, ttfb: el, kind: kind, msg: msg}
+		case <-sample:
+			cpu0 = cpuTime(cmd.Process.Pid)
+		case <-timer.C:
+			if cpu1 := cpuTime(cmd.Process.Pid); cpu0 >= 0 && cpu1 >= 0 && cpu1-cpu0 <= stallCPU {
+				res.stalled = true
+			}
+			break loop
+		case <-ctx.Done():
+			break loop
 		}
-		kind, msg := classify(out.String())
-		return result{found: true, ttfb: el, kind: kind, msg: msg}
-	case <-timer.C:
-	case <-ctx.Done():
 	}
 	killGroup(cmd)
 	<-done
-	return result{}
+	return res
+}
+
+// stallCPU is the most CPU time a test binary may use in the last second of its budget to
+// count as stalled.
+const stallCPU = 20 * time.Millisecond
+
+// cpuTime returns the CPU time process pid has used, or -1 where /proc does not say.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command name, which is in parentheses: state is field 3, utime
+	// and stime (in clock ticks, 100 per second on Linux) fields 14 and 15.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // runXStress runs x/tools stress on the native test binary until it reports a failed run or
@@ -484,7 +539,7 @@ func (b *bench) runXStress(ctx context.Context, c benchCase) result {
 	prefix := filepath.Join(b.tmp, "go-stress-")
 	args := []string{"-p", strconv.Itoa(procs), "-timeout", "10s", "-o", prefix, b.testBinary(c, false), "-test.run", c.run, "-test.count=1"}
 	dir := b.pkgDir(c)
-	b.remember(c, dir, b.cmdLine(b.xstress, args))
+	b.remember(c, dir, b.cmdLine(b.xstress, args), "killed at its first failure or at the budget")
 	cmd := exec.Command(b.xstress, args...)
 	cmd.Dir = dir
 	ownGroup(cmd)
@@ -593,6 +648,8 @@ func (r result) String() string {
 		return "error: " + r.err.Error()
 	case r.found:
 		return fmtDur(r.ttfb) + " " + r.kind + ": " + r.msg
+	case r.stalled:
+		return "✗ (stalled: no CPU time in its last second)"
 	}
 	return "✗"
 }
@@ -613,11 +670,13 @@ func fmtDur(d time.Duration) string {
 func cell(runs []result) string {
 	var times []time.Duration
 	var kinds []string
-	errs := 0
+	errs, stalled := 0, 0
 	for _, r := range runs {
 		switch {
 		case r.err != nil:
 			errs++
+		case r.stalled:
+			stalled++
 		case r.found:
 			times = append(times, r.ttfb)
 			if !slices.Contains(kinds, r.kind) {
@@ -635,6 +694,9 @@ func cell(runs []result) string {
 			m = (times[len(times)/2-1] + times[len(times)/2]) / 2
 		}
 		s = fmt.Sprintf("%s (%d/%d) %s", fmtDur(m), len(times), len(runs), strings.Join(kinds, ", "))
+	}
+	if stalled > 0 {
+		s += fmt.Sprintf(", stalled in %d", stalled)
 	}
 	if errs > 0 {
 		s += fmt.Sprintf(" — %d run(s) could not run", errs)
@@ -659,7 +721,7 @@ func (b *bench) report(w io.Writer, started time.Time, load0, load1 string) {
 	}
 	fmt.Fprintln(w)
 	for _, c := range b.cases {
-		fmt.Fprintf(w, "| %s | `%s` |", c.name, c.run)
+		fmt.Fprintf(w, "| %s | `%s` |", c.name, strings.ReplaceAll(c.run, "|", `\|`))
 		for wy := 0; wy < nWays; wy++ {
 			fmt.Fprintf(w, " %s |", cell(b.results[c.name][wy]))
 		}
@@ -669,7 +731,7 @@ func (b *bench) report(w io.Writer, started time.Time, load0, load1 string) {
 How each time is taken:
 
 - interleave stress: the first failure event's elapsed time (the build of the instrumented test binary is not counted), from the start of the first stress process; a failure in the melting pot (phase "together") counts the phase of the tests alone before it. Kinds are interleave stress's (fail, panic, hang, leak). The run is stopped 0.5 s after its first failure event.
-- go test -count, go test -race -count: wall time from starting the test binary until it exits with a failure (the binary is built beforehand). "hang (test timeout)" would be go test's "panic: test timed out" counted as finding a hang at that time; with -test.timeout = budget + 5 s and the kill at the budget it cannot happen within the budget, so a test that hangs natively shows as ✗.
+- go test -count, go test -race -count: wall time from starting the test binary until it exits with a failure (the binary is built beforehand). "hang (test timeout)" would be go test's "panic: test timed out" counted as finding a hang at that time; with -test.timeout = budget + 5 s and the kill at the budget it cannot happen within the budget, so a test that hangs natively shows as ✗. "stalled in k": in k of the runs that found nothing, the test binary used at most 20 ms of CPU time in the last second of its budget (/proc/PID/stat) — it was blocked, most likely in a hang it had no way to report yet; not counted as found.
 - x/tools stress: wall time from starting stress until it prints the path of its first failure log (it prints it when the failed run has exited). Its -timeout 10s (per run) is the only way it reports a hang, so it cannot report one before 10 s.
 `)
 	fmt.Fprintf(w, "\nThe first failure of each cell (from the first run that found one):\n\n| case | way | kind | first line |\n|---|---|---|---|\n")

@@ -32,6 +32,16 @@ func TestAdd(t *testing.T) {
 
 func TestShared(t *testing.T) {
 	t.Parallel()
+	if !setUp {
+		t.Fatal("TestMain's setup did not run")
+	}
+	cleaned := false
+	t.Cleanup(func() { cleaned = true })
+	t.Run("cleanup", func(t *testing.T) {
+		if cleaned {
+			t.Fatal("Cleanup ran before the test returned")
+		}
+	})
 	before := Shared.Value()
 	Shared.Add(1)
 	if Shared.Value() <= before {

@@ -621,7 +621,7 @@ func classify(out string) (kind, msg string) {
 	case strings.Contains(out, "all goroutines are asleep - deadlock"):
 		kind, msg = "deadlock", p
 	case strings.Contains(out, "WARNING: DATA RACE"):
-		kind, msg = "race", "WARNING: DATA RACE"
+		kind, msg = "race", raceLine(out)
 		if firstMsg != "" {
 			kind, msg = "race+fail", firstMsg
 		}
@@ -635,6 +635,19 @@ func classify(out string) (kind, msg string) {
 		kind, msg = "exit", lastLines(out, 1)
 	}
 	return kind, msg
+}
+
+// raceLine summarizes the race detector's first report: its first access and where.
+func raceLine(out string) string {
+	_, rep, _ := strings.Cut(out, "WARNING: DATA RACE\n")
+	lines := strings.Split(rep, "\n")
+	if len(lines) < 3 {
+		return "WARNING: DATA RACE"
+	}
+	access, _, _ := strings.Cut(strings.TrimSpace(lines[0]), " at 0x") // "Write at 0x… by goroutine 8:"
+	fn := strings.TrimSpace(lines[1])
+	pos, _, _ := strings.Cut(strings.TrimSpace(lines[2]), " +0x")
+	return fmt.Sprintf("WARNING: DATA RACE: %s in %s at %s", access, fn, filepath.Base(pos))
 }
 
 func lastLines(s string, n int) string {

@@ -36,7 +36,7 @@ const stressUsage = `usage: interleave stress [build flags] [packages] [-run reg
 
 Stress runs the selected tests for real — not under the controlled scheduler — over and over
 on all cores, as the stochastic stress framework of Gunal & Patil does: first each test alone
-(the individual stress tests), then, for the second half of -time, the tests that may run
+(the individual stress tests) for a quarter of -time, then, for the rest, the tests that may run
 beside others (those that call t.Parallel, or that interleave-stress.json marks "combine")
 N at a time in one process on the same package state (the melting pot), with the tests
 chosen by its fair scheduler. Inputs come from the random package's distributions (set per
@@ -147,6 +147,9 @@ type stressProc struct {
 	// fresh: the process runs one iteration of its test, and is started again while the
 	// budget lasts (a test that cannot run repeatedly in one process).
 	fresh bool
+	// startedAt is when the running attempt started, since the run's start: a failure's
+	// Elapsed (since its process started) is made relative to the run.
+	startedAt time.Duration
 }
 
 // stressRun gathers the events of a run's processes.
@@ -257,7 +260,9 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	// than processes). It gets the whole budget when no package has two tests to combine.
 	alone := f.budget
 	if f.combine > 1 && slices.ContainsFunc(pkgs, func(pt pkgTests) bool { return len(pt.tests) > 1 }) {
-		alone = f.budget / 2
+		// A quarter of the budget, at least a second (each test's first iterations, which
+		// tell whether it may run beside others and how long it takes) and at most half.
+		alone = min(f.budget/2, max(time.Second, f.budget/4))
 	}
 	var procs []*stressProc
 	for _, pt := range pkgs {
@@ -391,6 +396,7 @@ func (r *stressRun) runProc(ctx context.Context, p *stressProc) (crashed string,
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
+	p.startedAt = time.Since(r.started)
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("run the test binary: %w", err)
 	}
@@ -509,6 +515,9 @@ func raceTest(log string, tests []string) string {
 // event takes one event of p; it returns the failing test when the event says the process
 // ends on its failure.
 func (r *stressRun) event(p *stressProc, e *stress.Event) string {
+	if e.Failure != nil {
+		e.Failure.Elapsed += p.startedAt // since the run started
+	}
 	r.mu.Lock()
 	prev := r.last[p]
 	r.last[p] = e

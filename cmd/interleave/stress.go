@@ -448,20 +448,18 @@ loop:
 	}
 	if code := exitCode(waitErr); code == 66 || strings.Contains(log.String(), "WARNING: DATA RACE") {
 		// Go's race detector ended the process (GORACE halt_on_error): its report names the
-		// accesses; the test running is the last the events saw.
-		test := ""
-		if e := r.last[p]; e != nil && len(p.plan.Tests) == 1 {
-			test = p.plan.Tests[0]
-		} else if len(p.plan.Tests) > 0 {
-			test = raceTest(log.String(), p.plan.Tests)
-		}
+		// accesses, and the test is the one whose function the report names first.
+		test := raceTest(log.String(), p.plan.Tests)
 		f := &stress.Failure{Kind: stress.KindRace, Test: test, Message: "data race (Go's race detector)", Stacks: raceReport(log.String()),
 			Elapsed: time.Since(r.started)}
 		r.record(p, f)
 		return test, nil
 	}
 	if crashed == "" && waitErr != nil && ctx.Err() == nil {
-		if e := r.last[p]; e == nil || e.Action != "done" {
+		r.mu.Lock()
+		e := r.last[p]
+		r.mu.Unlock()
+		if e == nil || e.Action != "done" {
 			return "", fmt.Errorf("the test binary ended without its statistics: %s:\n%s", whyEnded(waitErr), indentLines(lastLines(log.String(), 30), "\t"))
 		}
 	}
@@ -497,8 +495,12 @@ func raceReport(log string) string {
 	return strings.TrimSpace(rest)
 }
 
-// raceTest names the test of tests whose function appears first in the race report.
+// raceTest names the test of tests whose function appears first in the race report (the
+// only one, when there is one).
 func raceTest(log string, tests []string) string {
+	if len(tests) == 1 {
+		return tests[0]
+	}
 	rep := raceReport(log)
 	best, at := "", len(rep)+1
 	for _, t := range tests {
@@ -519,7 +521,6 @@ func (r *stressRun) event(p *stressProc, e *stress.Event) string {
 		e.Failure.Elapsed += p.startedAt // since the run started
 	}
 	r.mu.Lock()
-	prev := r.last[p]
 	r.last[p] = e
 	r.mu.Unlock()
 	if r.f.json {
@@ -533,7 +534,7 @@ func (r *stressRun) event(p *stressProc, e *stress.Event) string {
 		r.mu.Unlock()
 	}
 	if e.Action == "done" {
-		r.addStats(p, prev, e)
+		r.addStats(p, e)
 	}
 	if e.Failure != nil {
 		r.record(p, e.Failure)
@@ -545,7 +546,7 @@ func (r *stressRun) event(p *stressProc, e *stress.Event) string {
 }
 
 // addStats adds a finished process's statistics to the run's.
-func (r *stressRun) addStats(p *stressProc, _ *stress.Event, e *stress.Event) {
+func (r *stressRun) addStats(p *stressProc, e *stress.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pkg := p.pkg.ImportPath
@@ -588,10 +589,17 @@ func (r *stressRun) record(p *stressProc, f *stress.Failure) {
 	rec := &stressRecord{Package: p.pkg.ImportPath, Dir: p.pkg.Dir, BuildFlags: r.f.buildFlags, Seed: p.plan.Seed, Failure: f}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if f.Kind == stress.KindRace && r.tests[p.pkg.ImportPath] != nil {
-		if s := r.tests[p.pkg.ImportPath][f.Test]; s != nil {
-			s.Failures[f.Kind]++
+	if f.Kind == stress.KindRace {
+		// The process ended without its statistics: the race is counted here.
+		pkg := p.pkg.ImportPath
+		if r.tests[pkg] == nil {
+			r.tests[pkg] = map[string]*stress.TestStats{}
+			r.combos[pkg] = map[string]int64{}
 		}
+		if r.tests[pkg][f.Test] == nil {
+			r.tests[pkg][f.Test] = &stress.TestStats{Name: f.Test, Failures: map[string]int{}}
+		}
+		r.tests[pkg][f.Test].Failures[f.Kind]++
 	}
 	r.failures = append(r.failures, rec)
 	if r.f.json {

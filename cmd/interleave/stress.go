@@ -284,9 +284,11 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	r.runAll(ctx, procs, alone, work)
 	aloneProcs := slices.Clone(procs)
 	// Phase 2: the melting pot of each package's tests that may run beside others and have
-	// not failed alone (§5.1.3: a test joins the pot once it runs successfully on its own).
+	// not failed alone (§5.1.3: a test joins the pot once it runs successfully on its own);
+	// the tests in no pot go on alone.
 	if f.combine > 1 && ctx.Err() == nil {
 		procs = nil
+		inPot := map[string]bool{} // package + " " + test
 		for _, pt := range pkgs {
 			cfg := pt.cfg
 			var pot []string
@@ -303,16 +305,21 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 			if len(pot) < 2 {
 				continue
 			}
+			for _, name := range pot {
+				inPot[pt.p.ImportPath+" "+name] = true
+			}
 			for k := 0; k < max(1, f.workers/len(pkgs)); k++ {
 				procs = append(procs, &stressProc{pkg: pt.p, phase: "together", plan: stress.Plan{Tests: pot, Combine: min(f.combine, len(pot)), Seed: seeds.Uint64()}})
 			}
 		}
-		if len(procs) == 0 {
-			// No test may run beside another: the rest of the budget goes to the tests alone.
-			procs = aloneProcs
-			for _, p := range procs {
-				p.plan.Seed = seeds.Uint64()
+		for _, p := range aloneProcs {
+			rest := slices.DeleteFunc(slices.Clone(p.plan.Tests), func(t string) bool { return inPot[p.pkg.ImportPath+" "+t] })
+			if len(rest) == 0 {
+				continue
 			}
+			q := *p
+			q.plan.Tests, q.plan.Seed = rest, seeds.Uint64()
+			procs = append(procs, &q)
 		}
 		r.runAll(ctx, procs, f.budget-time.Since(r.started), work)
 	}

@@ -80,7 +80,7 @@ func BenchmarkAppendixI(b *testing.B) {
 				last := lastEvent(b, plan.Events)
 				st := last.Tests[0]
 				bound = 1 / (2 * float64(n)) * float64(st.Min) / float64(MaxRP+MaxSD)
-				b.Logf("N=%d randomizer=%v: %d hits in %d iterations, MINTP %v, mean TP %v", n, randomizer, hits.Load(), st.Iterations, st.Min, st.Total/time.Duration(st.Iterations))
+				b.Logf("N=%d randomizer=%v: %d hits in %d iterations, MINTP %v, mean TP %v, %d holds", n, randomizer, hits.Load(), st.Iterations, st.Min, st.Total/time.Duration(st.Iterations), last.Holds)
 				return float64(hits.Load()) / float64(st.Iterations), bound
 			}
 			for b.Loop() {

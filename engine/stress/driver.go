@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
@@ -142,6 +143,18 @@ func Run(plan *Plan, bodies map[string]func(*engine.T)) error {
 	defer engine.StopStress()
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
+
+	// An interrupt (the interleave command cancelled) ends the run after the iterations under
+	// way, with the statistics written, as the budget's end does.
+	interrupted := make(chan os.Signal, 1)
+	defer close(interrupted) // after signal.Stop: no signal is sent to it then
+	signal.Notify(interrupted, os.Interrupt)
+	defer signal.Stop(interrupted)
+	go func() {
+		if _, ok := <-interrupted; ok {
+			d.stop.Store(true)
+		}
+	}()
 
 	stopMonitor := make(chan struct{})
 	var bg sync.WaitGroup

@@ -89,3 +89,50 @@ func TestDataNondeterminismExplored(t *testing.T) {
 		}
 	})
 }
+
+// A portfolio whose systematic member exhausts a test's few interleavings goes on when the
+// test draws math/rand values: the member held them fixed, and a bug behind a value one
+// draw in 1,024 reaches is found by the randomized members. (Before, the portfolio stopped after
+// a handful of executions and printed the exhaustive claim.)
+func TestPortfolioGoesOnWhenDataVaries(t *testing.T) {
+	fixed := -1
+	dfs, err := strategy.New("dfs", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine.Run(func(*engine.T) { fixed = engine.RandIntn(1024, "d.go:0") }, dfs, engine.Config{})
+	body := func(t *engine.T) {
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 1, "d.go:1")
+		got := -1
+		engine.Go(func() {
+			defer engine.WGDone(&wg, "d.go:2")
+			got = engine.RandIntn(1024, "d.go:3")
+		}, "d.go:4")
+		engine.WGWait(&wg, "d.go:5")
+		if got == (fixed+1)%1024 {
+			t.Errorf("rand.Intn(1024) = %d", got)
+		}
+	}
+	s, err := strategy.New("portfolio", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := engine.Explore(body, engine.Config{Strategy: s, Schedules: 10000})
+	if rep.First == nil {
+		t.Fatalf("not found in %d schedules (stopped: %s, %q)", rep.Schedules, rep.Stopped, rep.Exhausted)
+	}
+	t.Logf("found after %d schedules", rep.Schedules)
+
+	// Without math/rand, the exhausted space still ends the portfolio.
+	s, _ = strategy.New("portfolio", nil, 1)
+	rep = engine.Explore(func(t *engine.T) {
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 1, "d.go:1")
+		engine.Go(func() { engine.WGDone(&wg, "d.go:2") }, "d.go:4")
+		engine.WGWait(&wg, "d.go:5")
+	}, engine.Config{Strategy: s, Schedules: 5000})
+	if rep.Stopped != "exhausted" || rep.Schedules > 100 {
+		t.Fatalf("without data: stopped %q after %d schedules, want exhausted early", rep.Stopped, rep.Schedules)
+	}
+}

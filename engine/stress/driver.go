@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -41,26 +42,44 @@ const (
 var (
 	joinMu   sync.Mutex
 	joined   = map[string]func(*engine.T){}
+	start    sync.Once
 	finished = make(chan struct{})
 	runErr   error
 )
 
-// Join is what an instrumented TestXxx does in stress mode: it marks t parallel, so that Go's
-// testing runs every selected test's Join at once (after TestMain's setup and the tests that
-// are not stress tests), hands its body to the driver, and returns when the driver is done.
-// The last test of the plan to join runs the driver.
+// Join is what an instrumented TestXxx does in stress mode: it hands its body to the driver
+// and marks t parallel, so that Go's testing runs every selected test's Join at once, after
+// TestMain's setup and after every test function has reached its Parallel (the tests that
+// are not stress tests have run by then); the first to go on runs the driver over the bodies
+// handed in, and every Join returns when the driver is done. A test of the plan that never
+// joined (one the instrumenter could not rewrite) is left out of the run, and said so.
 func Join(t *testing.T, plan *Plan, body func(*engine.T)) {
-	t.Parallel()
 	joinMu.Lock()
 	joined[t.Name()] = body
-	last := len(joined) == len(plan.Tests)
 	joinMu.Unlock()
-	if last {
-		runErr = Run(plan, joined)
-		close(finished)
-	} else {
-		<-finished
-	}
+	t.Parallel()
+	start.Do(func() {
+		joinMu.Lock()
+		bodies := maps.Clone(joined)
+		joinMu.Unlock()
+		p := *plan
+		p.Tests = slices.DeleteFunc(slices.Clone(plan.Tests), func(name string) bool {
+			if bodies[name] == nil {
+				fmt.Fprintf(os.Stderr, "interleave stress: %s did not join the stress run (not instrumented?): left out\n", name)
+				return true
+			}
+			return false
+		})
+		go func() {
+			defer close(finished)
+			if len(p.Tests) == 0 {
+				runErr = fmt.Errorf("stress: none of the tests %v joined", plan.Tests)
+				return
+			}
+			runErr = Run(&p, bodies)
+		}()
+	})
+	<-finished
 	if runErr != nil {
 		t.Fatal(runErr)
 	}

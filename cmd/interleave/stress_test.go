@@ -219,3 +219,27 @@ func TestStressHandsFailuresToExplorer(t *testing.T) {
 		}
 	}
 }
+
+// TestStressBadConfig: an interleave-stress.json that cannot be used stops the run before
+// anything runs, naming the file, the line and column, and the field.
+func TestStressBadConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":                 "module example.com/badconfig\n\ngo 1.22\n",
+		"x_test.go":              "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"interleave-stress.json": "{\n  \"tests\": {\n    \"TestX\": {\"hang\": \"soon\"}\n  }\n}\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "stress", "-time", "1s", ".")
+	want := "interleave-stress.json:3:23: tests.TestX.hang: time: invalid duration \"soon\""
+	if code != 2 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, want 2 and %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+	}
+}

@@ -459,6 +459,10 @@ loop:
 		test := raceTest(log.String(), p.plan.Tests)
 		f := &stress.Failure{Kind: stress.KindRace, Test: test, Message: "data race (Go's race detector)", Stacks: raceReport(log.String()),
 			Elapsed: time.Since(r.started)}
+		if r.f.json {
+			// Not one of the process's events (the race detector ended it): written here.
+			r.printJSON(p, &stress.Event{Action: "failure", Time: time.Now(), Failure: f})
+		}
 		r.record(p, f)
 		return test, nil
 	}
@@ -531,14 +535,7 @@ func (r *stressRun) event(p *stressProc, e *stress.Event) string {
 	r.last[p] = e
 	r.mu.Unlock()
 	if r.f.json {
-		b, _ := json.Marshal(struct {
-			Package string `json:"package"`
-			Phase   string `json:"phase"`
-			*stress.Event
-		}{p.pkg.ImportPath, p.phase, e})
-		r.mu.Lock()
-		fmt.Fprintf(r.out, "%s\n", b)
-		r.mu.Unlock()
+		r.printJSON(p, e)
 	}
 	if e.Action == "done" {
 		r.addStats(p, e)
@@ -550,6 +547,18 @@ func (r *stressRun) event(p *stressProc, e *stress.Event) string {
 		}
 	}
 	return ""
+}
+
+// printJSON writes e as a line of -json output.
+func (r *stressRun) printJSON(p *stressProc, e *stress.Event) {
+	b, _ := json.Marshal(struct {
+		Package string `json:"package"`
+		Phase   string `json:"phase"`
+		*stress.Event
+	}{p.pkg.ImportPath, p.phase, e})
+	r.mu.Lock()
+	fmt.Fprintf(r.out, "%s\n", b)
+	r.mu.Unlock()
 }
 
 // addStats adds a finished process's statistics to the run's.

@@ -173,6 +173,10 @@ func TestStressRace(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "--- RACE: example.com/stress/tally TestMerge") || !strings.Contains(out, "tally.go:10") {
 		t.Fatalf("interleave stress -race: exit %d, want 1 and the race at tally.go:10\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	code, out, errOut = interleaveIn(t, dir, nil, "stress", "-race", "-json", "-explore=false", "-time", "1s", "./tally")
+	if code != 1 || !strings.Contains(out, `"action":"failure"`) || !strings.Contains(out, `"kind":"race"`) {
+		t.Fatalf("interleave stress -race -json: exit %d, want 1 and a failure event of kind race\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	code, out, errOut = interleaveIn(t, dir, nil, "stress", "-explore=false", "-time", "1s", "./tally")
 	if code != 0 {
 		t.Fatalf("interleave stress without -race: exit %d, want 0 (no assertion sees the race)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)

@@ -107,15 +107,7 @@ var syncWait = []string{"chan receive", "chan send", "select", "semacquire", "sy
 
 // examine reads a traceback of every goroutine; the calling goroutine is left out.
 func examine() stall {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	buf := AllStacks()
 	var s stall
 	canRun := false
 	stuckWaits := false
@@ -203,4 +195,17 @@ func uninstrumentedModule(pkg string) string {
 		}
 	}
 	return best
+}
+
+// AllStacks returns a traceback of every goroutine (runtime.Stack with all set), however
+// long it is.
+func AllStacks() []byte {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }

@@ -3,7 +3,6 @@ package control
 import (
 	"fmt"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -23,16 +22,7 @@ const engineFrame = "github.com/interleave-dev/interleave/engine.(*Exec)."
 // goroutineStacks takes a traceback of every goroutine and returns the user frames of the
 // engine's goroutines, by the address of their engine record (GoroutineView.Handle).
 func goroutineStacks() map[uintptr]goroutineStack {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	return parseStacks(string(buf))
+	return parseStacks(string(engine.AllStacks()))
 }
 
 // parseStacks parses a traceback of every goroutine (runtime.Stack(buf, true)).

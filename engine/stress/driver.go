@@ -360,7 +360,7 @@ func (d *driver) checkLeaks(it *iteration, limit time.Duration) {
 	}
 	d.fail(it, &Failure{Kind: KindLeak,
 		Message: fmt.Sprintf("%d goroutine(s) still running %v after the test returned: %s", len(live), grace, strings.Join(where, "; ")),
-		Stacks:  stacksOf(ids)})
+		Stacks:  stacksOf(func(id int64) bool { return ids[id] })})
 }
 
 // fail records a failure of it; the first of each kind per test is written out in full.
@@ -444,8 +444,8 @@ func (d *driver) monitor(stop <-chan struct{}) {
 				for _, g := range hung.owner.Live() {
 					ids[g.ID] = true
 				}
-				stacks := stacksOf(ids)
-				if rest := stacksOf(notIn(ids)); rest != "" {
+				stacks := stacksOf(func(id int64) bool { return ids[id] })
+				if rest := stacksOf(func(id int64) bool { return !ids[id] }); rest != "" {
 					stacks += "\n\nThe process's other goroutines:\n\n" + rest
 				}
 				d.fail(hung, &Failure{Kind: KindHang,
@@ -515,32 +515,10 @@ func (d *driver) emit(ev Event) {
 	d.ev.Write(append(b, '\n'))
 }
 
-// notIn selects the goroutines whose ids are not in ids.
-type notIn map[int64]bool
-
-// stacksOf returns the stacks of the goroutines sel selects (a map[int64]bool of ids or a
-// notIn), or of all goroutines when sel is nil.
-func stacksOf(sel any) string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	keep := func(id int64) bool {
-		switch sel := sel.(type) {
-		case map[int64]bool:
-			return sel[id]
-		case notIn:
-			return !sel[id]
-		}
-		return true
-	}
+// stacksOf returns the stacks of the goroutines whose ids keep accepts.
+func stacksOf(keep func(id int64) bool) string {
 	var out []string
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+	for _, g := range bytes.Split(engine.AllStacks(), []byte("\n\n")) {
 		rest, ok := bytes.CutPrefix(g, []byte("goroutine "))
 		if !ok {
 			continue

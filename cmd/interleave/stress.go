@@ -83,11 +83,7 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "interleave stress: seed %d, %v, %d processes\n", f.seed, f.budget, f.workers)
 	res, err := instrument.Build(ctx, instrument.Config{Dir: wd, Patterns: f.packages, BuildFlags: f.buildFlags, Work: work})
 	if err != nil {
-		var ie *instrument.Error
-		if errors.As(err, &ie) {
-			return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
-		}
-		return err
+		return buildFailed(err)
 	}
 	for _, p := range res.Problems {
 		fmt.Fprintf(stderr, "interleave: not instrumented: %s: %s\n", relPos(wd, p.Pos.String()), p.Msg)

@@ -164,7 +164,7 @@ func (r *stressRun) reproduce(ctx context.Context, pkgs []*instrument.Package, r
 	f := rec.Failure
 	tests := append([]string{f.Test}, f.Together...)
 	proc := &stressProc{pkg: p, phase: "repro", plan: stress.Plan{Tests: tests, Combine: len(tests), Seed: rec.Seed,
-		Repro: &stress.Repro{Test: f.Test, Together: f.Together, Inputs: f.Inputs, GOMAXPROCS: f.GOMAXPROCS}}}
+		Repro: &stress.Repro{Test: f.Test, Inputs: f.Inputs, GOMAXPROCS: f.GOMAXPROCS}}}
 	fmt.Fprintf(r.err, "interleave stress: re-running %s %s (%s) with its inputs for up to %v\n", rec.Package, f.Test, f.Kind, r.f.budget)
 	r.runAll(ctx, []*stressProc{proc}, r.f.budget, work)
 	r.clearLine()

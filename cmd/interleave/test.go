@@ -70,11 +70,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	res, err := instrument.Build(ctx, instrument.Config{Dir: wd, Patterns: f.packages, BuildFlags: f.buildFlags, Modules: f.modules, Work: work, Output: nil})
 	out.status("")
 	if err != nil {
-		var ie *instrument.Error
-		if errors.As(err, &ie) {
-			return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
-		}
-		return err
+		return buildFailed(err)
 	}
 	for _, p := range res.Problems {
 		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", relPos(wd, p.Pos.String()), p.Msg))
@@ -168,6 +164,16 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return errQuiet
 	}
 	return nil
+}
+
+// buildFailed is the error of a run whose instrumented build failed: the go command's
+// output, indented, when it is what failed.
+func buildFailed(err error) error {
+	var ie *instrument.Error
+	if errors.As(err, &ie) {
+		return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
+	}
+	return err
 }
 
 // moduleOf lets the packages be given as the directory of another module (an example under

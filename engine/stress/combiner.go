@@ -33,12 +33,10 @@ import (
 
 // testStats are the pot's statistics of one test.
 type testStats struct {
-	runs      int64         // runs of the body
-	runTime   time.Duration // their total duration
-	turns     int64         // turns in the pot (selections)
-	turnTime  time.Duration // the total duration of those turns
-	selected  int64         // times selected (= turns once they are over)
-	lastCount int           // C_i of the last selection
+	runs     int64         // runs of the body
+	runTime  time.Duration // their total duration
+	turns    int64         // turns in the pot (selections)
+	turnTime time.Duration // the total duration of those turns
 }
 
 // avgRun is AverageTestDuration as C_i uses it; 0 when the test has not run.
@@ -155,8 +153,6 @@ func (s *scheduler) plan(r *rand.Rand, n int) (tests, runs []int) {
 	runs = make([]int, len(tests))
 	for k, i := range tests {
 		runs[k] = c[i]
-		s.stats[i].selected++
-		s.stats[i].lastCount = c[i]
 	}
 	return tests, runs
 }

@@ -49,7 +49,6 @@ type Plan struct {
 // Repro is what re-running a recorded failure needs.
 type Repro struct {
 	Test       string `json:"test"`
-	Together   []string
 	Inputs     []Draw `json:"inputs"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
 }

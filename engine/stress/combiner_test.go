@@ -3,6 +3,7 @@ package stress
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -57,7 +58,7 @@ func TestSchedulerWeightsAndCounts(t *testing.T) {
 		s.ran(i, d)
 		s.turned(i, 2*d)
 	}
-	if got, want := s.counts(), []int{100, 10, 1}; !equal(got, want) {
+	if got, want := s.counts(), []int{100, 10, 1}; !slices.Equal(got, want) {
 		t.Errorf("counts = %v, want %v", got, want)
 	}
 	w := s.weights()
@@ -77,18 +78,6 @@ func TestSchedulerWeightsAndCounts(t *testing.T) {
 	if c := s.counts(); c[1] != 1 {
 		t.Errorf("count of an unrun test = %d, want 1", c[1])
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestCombinerConverges runs the scheduler on tests whose runs last 1 ms, 10 ms, 100 ms and

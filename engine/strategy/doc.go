@@ -23,11 +23,12 @@ import (
 )
 
 // Names lists the strategies New knows.
-var Names = []string{"random", "pct", "pos", "rapos", "stride", "period", "dfs", "ipb", "idb", "portfolio"}
+var Names = []string{"random", "pct", "pos", "rapos", "stride", "greybox", "period", "dfs", "ipb", "idb", "portfolio"}
 
 // paramNames lists the parameters each strategy accepts.
 var paramNames = map[string][]string{
 	"random":    {"seed"},
+	"greybox":   {"seed"},
 	"pct":       {"d", "k", "learn", "n", "seed"},
 	"dfs":       {},
 	"ipb":       {"max"},
@@ -51,6 +52,8 @@ var paramNames = map[string][]string{
 //     0 = default 1000, negative = no learning), seed (as for random).
 //   - dfs: none.
 //   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default).
+//   - greybox: seed (as for random; a mutant's execution is reproduced by its schedule file,
+//     not its seed: see Greybox).
 //   - rapos, pos: seed (as for random). Random partial order sampling (seed 001) and partial
 //     order sampling (Yuan, Yang and Gu, CAV 2018).
 //   - period: PERIOD (seed 003). mode — parallel (default; the paper's definitive
@@ -111,6 +114,12 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		return nil
 	}
 	switch name {
+	case "greybox":
+		g := NewGreybox(seed)
+		if err := firstSeed(&g.seeds); err != nil {
+			return nil, err
+		}
+		return g, nil
 	case "random":
 		r := NewRandom(seed)
 		if err := firstSeed(&r.seeds); err != nil {

@@ -27,7 +27,7 @@ func TestNew(t *testing.T) {
 			}
 		}},
 		{name: "idb"},
-		{name: "replay", wantErr: `unknown strategy "replay" (known: random, pct, pos, rapos, stride, period, dfs, ipb, idb, portfolio)`},
+		{name: "replay", wantErr: `unknown strategy "replay" (known: random, pct, pos, rapos, stride, greybox, period, dfs, ipb, idb, portfolio)`},
 		{name: "pct", params: map[string]string{"d": "0"}, wantErr: "pct: parameter d must be ≥ 1, got 0"},
 		{name: "pct", params: map[string]string{"d": "two"}, wantErr: `pct: parameter d must be an integer, got "two"`},
 		{name: "pct", params: map[string]string{"n": "0"}, wantErr: "pct: parameter n must be ≥ 1, got 0"},

@@ -13,12 +13,12 @@ import (
 // with the same flags and seed; the parts are disjoint and their union is the unpartitioned
 // exploration, decided by nothing but the strategy, its seed and the part:
 //
-//   - A randomized strategy (random, pct, pos, rapos, stride) runs execution i of the
+//   - A randomized strategy (random, pct, pos, rapos, stride, greybox) runs execution i of the
 //     unpartitioned list of per-execution seeds (SCTBench §5, "Notes on randomization") in
 //     the part that owns i: with levels (k₁/n₁, k₂/n₂, …), i mod n₁ = k₁, then
 //     ⌊i/n₁⌋ mod n₂ = k₂, and so on. The parts of a budget of S schedules thus run exactly
 //     the seeds of the unpartitioned run's S executions. (What PCT and stride learn from
-//     earlier executions — the estimates of n and k, the goroutines' lengths — is learnt
+//     earlier executions — the estimates of n and k, the goroutines' lengths, greybox's corpus — is learnt
 //     from the part's own executions.)
 //   - A systematic strategy (dfs, ipb, idb) splits its schedule tree (SCTBench §2.2) by
 //     decision prefixes: following a schedule from the root, its prefix of branching

@@ -542,7 +542,7 @@ func TestPortfolioConfiguration(t *testing.T) {
 		{members: "pct++idb", wantErr: `portfolio: member 2 of "pct++idb" has no name`},
 		{members: "pct:d", wantErr: `portfolio: member 1 (pct): parameter "d": want key=value`},
 		{members: "pct:d=0", wantErr: "portfolio: member 1: pct: parameter d must be ≥ 1, got 0"},
-		{members: "idb+nope", wantErr: `portfolio: member 2: unknown strategy "nope" (known: random, pct, pos, rapos, stride, period, dfs, ipb, idb, portfolio)`},
+		{members: "idb+nope", wantErr: `portfolio: member 2: unknown strategy "nope" (known: random, pct, pos, rapos, stride, greybox, period, dfs, ipb, idb, portfolio)`},
 		{members: "pos+portfolio", wantErr: "portfolio: member 2: a portfolio cannot be a member of a portfolio"},
 	}
 	for _, tc := range tests {

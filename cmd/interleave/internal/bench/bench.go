@@ -95,6 +95,7 @@ var Techniques = []Technique{
 	{Key: "rapos", Label: "RAPOS", Strategy: "rapos", Kind: Randomized},
 	{Key: "stride", Label: "stride smax=2", Strategy: "stride", Params: map[string]string{"smax": "2"}, Kind: Randomized},
 	{Key: "stridel", Label: "stride p2", Strategy: "stride", Params: map[string]string{"p": strideLengthP}, Kind: Randomized},
+	{Key: "greybox", Label: "greybox", Strategy: "greybox", Kind: Randomized},
 	{Key: "portfolio", Label: "portfolio", Strategy: "portfolio", Kind: Randomized},
 }
 

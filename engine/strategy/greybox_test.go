@@ -1,0 +1,221 @@
+package strategy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/schedule"
+)
+
+// ladder is a bug that needs many preemptions, each at its place: a writer goroutine sets x
+// to 1, 2, …, rungs, and the test body reads x after each of the writer's steps and fails
+// only if it saw every value, in order — the two goroutines must alternate exactly, 2·rungs
+// decisions in a row. A random walk makes that alternation with probability about 2^-2·rungs
+// per execution. Each rung reached is a new pair of operations on x (the writer's i-th write,
+// the body's i-th read), so a fuzzer that keeps the executions that reach one rung further
+// climbs the ladder.
+func ladder(rungs int) func(*engine.T) {
+	return func(t *engine.T) {
+		var x int
+		engine.Go(func() {
+			for i := 1; i <= rungs; i++ {
+				engine.Write(unsafe.Pointer(&x), fmt.Sprintf("w%d", i))
+				x = i
+			}
+		}, "go")
+		for i := 1; i <= rungs; i++ {
+			engine.Read(unsafe.Pointer(&x), fmt.Sprintf("r%d", i))
+			if x != i {
+				return
+			}
+		}
+		t.Fatalf("saw every rung of the ladder")
+	}
+}
+
+func TestGreyboxClimbsTheLadder(t *testing.T) {
+	const rungs, budget = 10, 20_000
+	for _, tc := range []struct {
+		s    engine.Strategy
+		want bool
+	}{
+		{NewGreybox(1), true},
+		{NewRandom(1), false},
+		{NewPOS(1), false},
+	} {
+		rep := engine.Explore(ladder(rungs), engine.Config{Strategy: tc.s, Schedules: budget})
+		if (rep.First != nil) != tc.want {
+			t.Errorf("%s: bug found %v after %d schedules, want %v", tc.s.Name(), rep.First != nil, rep.Schedules, tc.want)
+			continue
+		}
+		t.Logf("%s: bug %v, %d schedules", tc.s.Name(), rep.First != nil, rep.Schedules)
+	}
+}
+
+func TestGreyboxSameSeedSameSchedules(t *testing.T) {
+	schedules := func(seed uint64) []string {
+		var out []string
+		engine.Explore(ladder(6), engine.Config{Strategy: NewGreybox(seed), Schedules: 300, KeepGoing: true, Record: true,
+			OnExecution: func(_ int, r *engine.Result) {
+				var b strings.Builder
+				for _, st := range r.Schedule {
+					if st.Kind == schedule.Run {
+						fmt.Fprintf(&b, "%d", st.G)
+					}
+				}
+				out = append(out, b.String())
+			}})
+		return out
+	}
+	a, b, c := schedules(7), schedules(7), schedules(8)
+	if !slices.Equal(a, b) {
+		t.Fatal("the same seed gave different schedules")
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("different seeds gave the same schedules")
+	}
+}
+
+// TestGreyboxKeepsOnlyNewCoverage: a program with one goroutine has one schedule; its first
+// execution covers the pairs of its operations and joins the corpus, and no later one does.
+func TestGreyboxKeepsOnlyNewCoverage(t *testing.T) {
+	g := NewGreybox(1)
+	body := func(t *engine.T) {
+		var x int
+		for i := 0; i < 3; i++ {
+			engine.Write(unsafe.Pointer(&x), "w")
+			x++
+		}
+	}
+	engine.Explore(body, engine.Config{Strategy: g, Schedules: 50})
+	if g.Corpus() != 1 || g.Mutants() == 0 {
+		t.Errorf("corpus %d, mutants %d: want 1 schedule, mutated", g.Corpus(), g.Mutants())
+	}
+}
+
+// greyboxSpy checks every mutant against its corpus entry: up to the cut it makes the entry's
+// decisions, and at the cut, when another goroutine is enabled, it picks another.
+type greyboxSpy struct {
+	*Greybox
+	enabled  []int // per decision of the current execution, how many goroutines were enabled
+	mutants  int
+	switched int // mutants whose cut had a choice, and that made another one
+	err      error
+}
+
+func (s *greyboxSpy) Begin() bool {
+	s.enabled = s.enabled[:0]
+	return s.Greybox.Begin()
+}
+
+func (s *greyboxSpy) Pick(d *engine.Decision) engine.GID {
+	s.enabled = append(s.enabled, len(d.Enabled))
+	return s.Greybox.Pick(d)
+}
+
+func (s *greyboxSpy) End(r *engine.Result) {
+	if base := s.base; base != nil && s.err == nil {
+		s.mutants++
+		got := s.rec.picks
+		cut := min(s.cut, len(got), len(base.picks))
+		if !slices.Equal(got[:cut], base.picks[:cut]) {
+			s.err = fmt.Errorf("mutant with cut %d: decisions %v, its entry's %v", s.cut, got[:cut], base.picks[:cut])
+		}
+		if cut < len(got) && cut < len(base.picks) && s.enabled[cut] > 1 {
+			if got[cut].g == base.picks[cut].g {
+				s.err = fmt.Errorf("mutant with cut %d picked %v there, as its entry did", s.cut, got[cut].g)
+			}
+			s.switched++
+		}
+	}
+	s.Greybox.End(r)
+}
+
+func TestGreyboxMutantsFollowTheirEntry(t *testing.T) {
+	spy := &greyboxSpy{Greybox: NewGreybox(3)}
+	engine.Explore(ladder(8), engine.Config{Strategy: spy, Schedules: 2000, KeepGoing: true})
+	if spy.err != nil {
+		t.Fatal(spy.err)
+	}
+	if spy.mutants < 1000 || spy.switched < 500 {
+		t.Errorf("%d mutants, %d switched at the cut: want most of 2000 executions", spy.mutants, spy.switched)
+	}
+}
+
+// TestGreyboxReplaysOnNewPoints: when the scheduling points grow (a race first seen while
+// exploring makes its accesses points), the corpus recorded before is still followed: a
+// mutant's decisions before its cut are its entry's, with the goroutine that stops at a point
+// its entry did not have going on, as it did then. The corpus is built with only
+// synchronization as points, then mutated with every access a point.
+func TestGreyboxReplaysOnNewPoints(t *testing.T) {
+	body := func(t *engine.T) {
+		var x int
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 2, "n.go:1")
+		for range 2 {
+			engine.Go(func() {
+				engine.Lock(&mu, "n.go:2")
+				engine.Write(unsafe.Pointer(&x), "n.go:3")
+				x++
+				engine.Write(unsafe.Pointer(&x), "n.go:4")
+				x++
+				engine.Unlock(&mu, "n.go:5")
+				engine.WGDone(&wg, "n.go:6")
+			}, "n.go:7")
+		}
+		engine.Read(unsafe.Pointer(&x), "n.go:8")
+		_ = x
+		engine.WGWait(&wg, "n.go:9")
+	}
+	g := NewGreybox(2)
+	engine.Explore(body, engine.Config{Strategy: g, Schedules: 200, Points: engine.PointsSync})
+	before := len(g.corpus)
+	var err error
+	mutants := 0
+	spy := &endSpy{Strategy: g, end: func(*engine.Result) {
+		base := g.base
+		if base == nil || err != nil || slices.Index(g.corpus, base) >= before {
+			return
+		}
+		mutants++
+		got := g.rec.picks[:min(g.cut, len(g.rec.picks))]
+		var followed []greyboxPick
+		for i, p := range got {
+			if base.points[p.pos] {
+				followed = append(followed, p)
+				continue
+			}
+			if i == 0 || got[i-1].g != p.g {
+				err = fmt.Errorf("decision %d of a mutant (cut %d): %v at a new point, after %v", i, g.cut, p, got[max(i-1, 0)])
+				return
+			}
+		}
+		if !slices.Equal(followed, base.picks[:len(followed)]) {
+			err = fmt.Errorf("mutant with cut %d made %v, its entry %v", g.cut, followed, base.picks[:len(followed)])
+		}
+	}}
+	engine.Explore(body, engine.Config{Strategy: spy, Schedules: 200, Points: engine.PointsAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == 0 || mutants < 20 {
+		t.Fatalf("corpus of %d before the points grew, %d mutants of it after: want both", before, mutants)
+	}
+}
+
+// endSpy calls end before the strategy's End.
+type endSpy struct {
+	engine.Strategy
+	end func(*engine.Result)
+}
+
+func (s *endSpy) End(r *engine.Result) {
+	s.end(r)
+	s.Strategy.End(r)
+}

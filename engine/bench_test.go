@@ -211,7 +211,8 @@ func accesses(n int, points engine.Points, races bool) int {
 
 // BenchmarkRaceDetector reports, measured in this one run (use -benchtime=1x), the cost of an
 // instrumented access under each configuration next to a plain access: not a scheduling
-// point and no detector (the call alone), a scheduling point that does not switch, the
+// point and no detector (the call alone), an access that is not among the racy points (points
+// "racy", the default, no racy access known), a scheduling point that does not switch, the
 // detector alone (points "sync"), and both (points "all" with the detector).
 func BenchmarkRaceDetector(b *testing.B) {
 	const n = 2_000_000
@@ -232,11 +233,13 @@ func BenchmarkRaceDetector(b *testing.B) {
 		return n
 	})
 	call := perOp(func() int { return accesses(n, engine.PointsSync, false) })
+	notRacy := perOp(func() int { return accesses(n, engine.PointsRacy, false) })
 	point := perOp(func() int { return accesses(n, engine.PointsAll, false) })
 	detector := perOp(func() int { return accesses(n, engine.PointsSync, true) })
 	both := perOp(func() int { return accesses(n, engine.PointsAll, true) })
 	b.ReportMetric(plain, "plain-ns")
 	b.ReportMetric(call, "call-ns")
+	b.ReportMetric(notRacy, "not-racy-ns")
 	b.ReportMetric(point, "point-ns")
 	b.ReportMetric(detector, "detector-ns")
 	b.ReportMetric(both, "point+detector-ns")

@@ -167,13 +167,9 @@ type Exec struct {
 	// PointsRacy. race is the race detector, nil when it is off.
 	points     Points
 	racyPoints map[Pos]bool
-	// racyByID caches racyPoints by position id (racyUnknown until looked up), so that an
-	// access that is not a point costs no string hashing; cleared by configure, before every
-	// execution, since racyPoints grows between executions.
-	racyByID []racyState
-	race     *raceDetector
-	raceKept *raceDetector // reused across executions
-	raceFail bool
+	race       *raceDetector
+	raceKept   *raceDetector // reused across executions
+	raceFail   bool
 
 	result Result
 	pool   []*goroutine

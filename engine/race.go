@@ -471,38 +471,9 @@ func (e *Exec) isPoint(pos Pos) bool {
 	case PointsAll:
 		return true
 	case PointsRacy:
-		if id := e.positions.id(pos); id != 0 && int(id) < len(e.racyByID) && e.racyByID[id] != racyUnknown {
-			return e.racyByID[id] == racyYes
-		}
-		return e.isRacySlow(pos)
+		return e.racyPoints[pos]
 	}
 	return false
-}
-
-// racyState is what racyByID knows of a position.
-type racyState uint8
-
-const (
-	racyUnknown racyState = iota
-	racyYes
-	racyNo
-)
-
-// isRacySlow looks pos up in racyPoints and caches the answer under its id.
-func (e *Exec) isRacySlow(pos Pos) bool {
-	racy := e.racyPoints[pos]
-	id := e.positions.id(pos)
-	if id == 0 { // the empty position, or past maxPositions: not cached
-		return racy
-	}
-	if int(id) >= len(e.racyByID) {
-		e.racyByID = append(e.racyByID, make([]racyState, int(id)+1-len(e.racyByID))...)
-	}
-	e.racyByID[id] = racyNo
-	if racy {
-		e.racyByID[id] = racyYes
-	}
-	return racy
 }
 
 // DataRace is a data race: two accesses to the same memory, at least one a write, that no
@@ -579,7 +550,6 @@ func (e *Exec) configure(cfg *Config, racy map[Pos]bool) {
 	e.strictLeaks = cfg.StrictLeaks
 	e.points = cfg.Points
 	e.racyPoints = racy
-	clear(e.racyByID)
 	e.race = nil
 	e.raceFail = false
 	if cfg.Races {

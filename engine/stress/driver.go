@@ -22,9 +22,9 @@ import (
 	"github.com/interleave-dev/interleave/engine/random"
 )
 
-// The goroutine randomizer's parameters (§4.6, Appendix I): it sleeps for a period RP drawn
-// uniformly from [MinRP, MaxRP], then suspends one goroutine for SD drawn uniformly from
-// [MinSD, MaxSD]. Appendix I bounds the probability of hitting a depth-1 bug in an iteration
+// The goroutine randomizer's parameters (§4.6, Appendix I): after a period RP drawn
+// uniformly from [MinRP, MaxRP] (on average: see randomize), it suspends one goroutine for SD
+// drawn uniformly from [MinSD, MaxSD]. Appendix I bounds the probability of hitting a depth-1 bug in an iteration
 // of duration TP from below by 1/(2N) · MINTP/(MAXRP+MAXSD).
 const (
 	MinRP = 500 * time.Microsecond
@@ -461,19 +461,32 @@ func (d *driver) monitor(stop <-chan struct{}) {
 	}
 }
 
-// randomize is the goroutine randomizer (§4.6): sleep RP, suspend one goroutine of the
-// running tests, picked uniformly, for SD; RP and SD uniform in their ranges.
+// randomize is the goroutine randomizer (§4.6): after each period RP, drawn uniformly from
+// [MinRP, MaxRP], one goroutine of the running tests, picked uniformly, is suspended for SD,
+// drawn uniformly from [MinSD, MaxSD]. The periods are kept on the tests' operations, not on
+// this goroutine's timer (engine.SetStressHolds says why): for each period drawn, the
+// probability of a hold per instrumented operation is set to 1/(operations per second · RP),
+// from the rate measured since the last period, so that holds come every RP on average and
+// land where the tests' goroutines are. Until a rate is known the probability is that of a
+// program running 10⁸ operations per second.
 func (d *driver) randomize(stop <-chan struct{}) {
 	r := rand.New(rand.NewPCG(d.plan.Seed, 0x7468726561647320)) // "threads "
+	defer engine.SetStressHolds(0, 0, 0, 0)
+	rate := 1e8
+	lastOps, lastTime := engine.StressOperations(), time.Now()
 	for {
 		rp := MinRP + time.Duration(r.Int64N(int64(MaxRP-MinRP)+1))
+		engine.SetStressHolds(1/(rate*rp.Seconds()), MinSD, MaxSD, d.plan.Seed)
 		select {
 		case <-stop:
 			return
 		case <-time.After(rp):
 		}
-		sd := MinSD + time.Duration(r.Int64N(int64(MaxSD-MinSD)+1))
-		engine.HoldRandom(r, sd)
+		// A rate from at least 32 samples (131,072 operations); otherwise keep counting.
+		if ops, now := engine.StressOperations(), time.Now(); ops-lastOps >= 32<<12 {
+			rate = float64(ops-lastOps) / now.Sub(lastTime).Seconds()
+			lastOps, lastTime = ops, now
+		}
 	}
 }
 

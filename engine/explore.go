@@ -51,8 +51,7 @@ type Config struct {
 	Points     Points
 	RacyPoints []Pos
 	// FixedRacyPoints keeps RacyPoints as they are: races first seen during the exploration
-	// do not make their accesses points. The parts of a partitioned search (strategy.Part)
-	// must all explore the same tree.
+	// do not make their accesses points.
 	FixedRacyPoints bool
 	// Fingerprints makes the report list the distinct interleavings' fingerprints (up to
 	// MaxFingerprints), so that the parts of a partitioned exploration can count their union.

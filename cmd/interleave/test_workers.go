@@ -341,6 +341,8 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	}
 	var exhausted []string
 	allExhausted := true
+	var points []string // the racy points the first part with a result ended on
+	samePoints := true
 	fingerprints := map[uint64]bool{}
 	approximate := false // a worker stopped before its result: its interleavings are a count
 	var notices []string
@@ -386,6 +388,11 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 		if e.Stopped == "skipped" {
 			c.Stopped = "skipped"
 		}
+		if points == nil {
+			points = append([]string{}, e.RacyPoints...)
+		} else if !slices.Equal(points, e.RacyPoints) {
+			samePoints = false
+		}
 		if e.Stopped == "exhausted" {
 			exhausted = append(exhausted, e.Exhausted)
 		} else {
@@ -405,6 +412,10 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	case c.Stopped == "skipped":
 	case bugPart != nil:
 		c.Stopped = "bug"
+	case allExhausted && !samePoints:
+		// A race first seen in some parts made new scheduling points there: the parts
+		// explored their shares of different trees, which do not add up to one.
+		c.Stopped, c.Exhausted = "exhausted", "each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: "+strings.Join(slices.Compact(slices.Sorted(slices.Values(exhausted))), "; ")
 	case allExhausted:
 		c.Stopped, c.Exhausted = "exhausted", combineExhausted(exhausted)
 	case interrupted:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
@@ -280,6 +282,55 @@ func TestShardTests(t *testing.T) {
 				if seen[j.test] != 1 {
 					t.Errorf("%s is in %d shards", j.test, seen[j.test])
 				}
+			}
+		})
+	}
+}
+
+// TestPartsGrowRacyPoints: a race the detection phase does not see (SCTBench-Go's
+// ctrace-test) makes its accesses scheduling points when first seen while exploring — in a
+// test split among worker processes too, where each part grows its own points — so -p 2
+// finds the bug as -p 1 does.
+func TestPartsGrowRacyPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an SCTBench-Go benchmark")
+	}
+	dir, err := filepath.Abs("../../testdata/sctbench/misc/ctrace_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"1", "2"} {
+		e := testEvent(t, dir, "-p", p, "-schedules", "10000", "-seed", "1", "-minimize", "0", "-points", "racy")
+		if e.Bug == nil || e.Bug.Kind != "panic" {
+			t.Errorf("-p %s: no panic in %d schedules, want ctrace-test's use after free", p, *e.Schedules)
+		}
+	}
+}
+
+// TestCombinePartsPoints: the parts' claims of exhaustion add up to one only when the parts
+// ended on the same racy points.
+func TestCombinePartsPoints(t *testing.T) {
+	part := func(i int, points ...string) *partResult {
+		return &partResult{part: strategy.Part{Levels: []strategy.PartLevel{{Index: i, Count: 2}}}, event: &explore.Event{
+			Event: "result", Test: "T", Schedules: 5, Stopped: "exhausted", Points: "racy", RacyPoints: points,
+			Exhausted: fmt.Sprintf("all 5 schedules of part %d/2 explored", i+1)}}
+	}
+	for _, tc := range []struct {
+		name    string
+		results []*partResult
+		want    string
+	}{
+		{"same points", []*partResult{part(0, "a.go:1"), part(1, "a.go:1")}, "all 10 schedules explored"},
+		{"points grew in one part", []*partResult{part(0, "a.go:1"), part(1, "a.go:1", "a.go:2")},
+			"each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: all 5 schedules of part 1/2 explored; all 5 schedules of part 2/2 explored"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := combineParts(tc.results, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Stopped != "exhausted" || c.Exhausted != tc.want {
+				t.Errorf("stopped %q, %q\nwant %q", c.Stopped, c.Exhausted, tc.want)
 			}
 		})
 	}

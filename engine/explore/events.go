@@ -37,6 +37,10 @@ type Event struct {
 	// Fingerprints are the distinct interleavings of a part's result, so that the
 	// interleave command counts the union of the parts'.
 	Fingerprints []uint64 `json:"Fingerprints,omitempty"`
+	// RacyPoints are a part's racy scheduling points at its end (points "racy"): a race first
+	// seen in one part makes new points there only, and the interleave command combines the
+	// parts' claims of exhaustion only when they ended on the same points (result only).
+	RacyPoints []string `json:"RacyPoints,omitempty"`
 	// FirstBug is the number of the first schedule that found a bug (result only).
 	FirstBug int `json:"FirstBug,omitempty"`
 	// Points is the scheduling-points mode, DetectionSchedules the schedules of its

@@ -106,10 +106,11 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		if err := strategy.Partition(s, o.part); err != nil {
 			fail(nil, "%v", err)
 		}
-		// INTERLEAVE_SCHEDULES is the whole run's budget; every part explores the same tree.
+		// INTERLEAVE_SCHEDULES is the whole run's budget. Every part starts on the same tree
+		// (the same detection phase); a race first seen in a part makes its accesses points
+		// in that part, as in a whole run, and the part reports the points it ended on.
 		total := o.config.Schedules
 		o.config.Schedules = o.part.Share(total)
-		o.config.FixedRacyPoints = true
 		o.config.Fingerprints = true
 		if o.events != nil {
 			o.events.part = o.part.String()
@@ -172,6 +173,9 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	}()
 	withFindings := func(e *Event) *Event {
 		e.Points = o.config.Points.String()
+		if !o.part.Whole() && o.config.Points == engine.PointsRacy {
+			e.RacyPoints = append([]string{}, rep.RacyPoints...)
+		}
 		e.Races = len(rep.Races)
 		if detect != nil {
 			e.DetectionSchedules = detect.Schedules

@@ -32,6 +32,10 @@ import (
 //     that only learns the tree above the cells is a probe (engine.Prober), not counted.
 //   - A portfolio partitions each member.
 //
+// With racy scheduling points a part makes the accesses of a race it first sees points, as a
+// whole run does; its tree then changes, and only parts that end on the same points explored
+// shares of one tree (the interleave command combines their claims only then).
+//
 // PERIOD cannot be partitioned: the slices it explores are discovered by its own
 // executions (seed 003, Algorithm 1), so a part that skipped another part's executions
 // would not know the slices they reveal.

@@ -61,12 +61,12 @@ type stressState struct {
 	// compared with opThreshold = sample + hold + delay thresholds (each a probability scaled
 	// to 2^64): r below the first counts the operation in sampled (the randomizer's estimate
 	// of the operation rate), in the second starts a hold (holdRate), in the third delays.
-	// thresholdMu serializes the setters.
+	// thresholdMu serializes the setters, so that opThreshold is the sum of the others.
 	thresholdMu sync.Mutex
 	opThreshold atomic.Uint64
-	sampleTh    uint64
+	sampleTh    atomic.Uint64
 	holdTh      atomic.Uint64
-	delayTh     uint64
+	delayTh     atomic.Uint64
 	sampled     atomic.Int64
 	holdMin     atomic.Int64
 	holdMax     atomic.Int64
@@ -167,7 +167,7 @@ func SetStressDelays(p float64, min, max time.Duration) {
 	s.delayMin.Store(int64(min))
 	s.delayMax.Store(int64(max))
 	s.thresholdMu.Lock()
-	s.delayTh = scaled(p)
+	s.delayTh.Store(scaled(p))
 	s.setOpThreshold()
 	s.thresholdMu.Unlock()
 }
@@ -185,8 +185,8 @@ func scaled(p float64) uint64 {
 
 // setOpThreshold sums the thresholds, saturating; with thresholdMu held.
 func (s *stressState) setOpThreshold() {
-	t := s.sampleTh
-	for _, x := range []uint64{s.holdTh.Load(), s.delayTh} {
+	t := s.sampleTh.Load()
+	for _, x := range []uint64{s.holdTh.Load(), s.delayTh.Load()} {
 		if t+x < t {
 			t = ^uint64(0)
 		} else {
@@ -223,9 +223,9 @@ func SetStressHolds(p float64, min, max time.Duration, seed uint64) {
 	s.mu.Unlock()
 	s.thresholdMu.Lock()
 	s.holdTh.Store(scaled(p))
-	s.sampleTh = 0
+	s.sampleTh.Store(0)
 	if p > 0 {
-		s.sampleTh = 1 << (64 - sampleShift)
+		s.sampleTh.Store(1 << (64 - sampleShift))
 	}
 	s.setOpThreshold()
 	s.thresholdMu.Unlock()
@@ -274,18 +274,31 @@ func HoldRandom(r *rand.Rand, d time.Duration) bool {
 	}
 	g := s.all[r.IntN(len(s.all))]
 	s.mu.Unlock()
-	s.heldUntil.Store(time.Now().Add(d).UnixNano())
-	s.held.Store(g.gp)
+	s.hold(g, d)
 	return true
 }
 
-// stressPoint is the stress-mode work at an entry point of a goroutine no execution controls.
-func (s *stressState) point() {
-	if gp := s.held.Load(); gp != 0 && gp == getg() && s.held.CompareAndSwap(gp, 0) {
+// hold makes g the goroutine held at its next operation, for d from now; a hold not yet
+// served is replaced.
+func (s *stressState) hold(g *stressG, d time.Duration) {
+	s.heldUntil.Store(time.Now().Add(d).UnixNano())
+	s.held.Store(g.gp)
+}
+
+// serve holds the calling goroutine, gp, which is the one held, until the hold's end.
+func (s *stressState) serve(gp uintptr) {
+	if s.held.CompareAndSwap(gp, 0) {
 		s.holds.Add(1)
 		if d := time.Until(time.Unix(0, s.heldUntil.Load())); d > 0 {
 			time.Sleep(d)
 		}
+	}
+}
+
+// stressPoint is the stress-mode work at an entry point of a goroutine no execution controls.
+func (s *stressState) point() {
+	if gp := s.held.Load(); gp != 0 && gp == getg() {
+		s.serve(gp)
 	}
 	if th := s.opThreshold.Load(); th != 0 {
 		if r := rand.Uint64(); r < th {
@@ -297,9 +310,7 @@ func (s *stressState) point() {
 // randomOp is what draw r (below opThreshold) does at an operation: count it, start a hold,
 // or delay.
 func (s *stressState) randomOp(r uint64) {
-	s.thresholdMu.Lock()
-	sample, hold := s.sampleTh, s.holdTh.Load()
-	s.thresholdMu.Unlock()
+	sample, hold := s.sampleTh.Load(), s.holdTh.Load()
 	switch {
 	case r < sample:
 		s.sampled.Add(1)
@@ -324,11 +335,9 @@ func (s *stressState) holdOne() {
 		d += s.pick.Int64N(hi - d + 1)
 	}
 	s.mu.Unlock()
-	s.heldUntil.Store(time.Now().Add(time.Duration(d)).UnixNano())
-	s.held.Store(g.gp)
-	if g.gp == getg() && s.held.CompareAndSwap(g.gp, 0) {
-		s.holds.Add(1)
-		time.Sleep(time.Duration(d))
+	s.hold(g, time.Duration(d))
+	if g.gp == getg() {
+		s.serve(g.gp)
 	}
 }
 

@@ -342,7 +342,7 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	var exhausted []string
 	allExhausted := true
 	var points []string // the racy points the first part with a result ended on
-	samePoints := true
+	first, samePoints := true, true
 	fingerprints := map[uint64]bool{}
 	approximate := false // a worker stopped before its result: its interleavings are a count
 	var notices []string
@@ -388,8 +388,8 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 		if e.Stopped == "skipped" {
 			c.Stopped = "skipped"
 		}
-		if points == nil {
-			points = append([]string{}, e.RacyPoints...)
+		if first {
+			points, first = e.RacyPoints, false
 		} else if !slices.Equal(points, e.RacyPoints) {
 			samePoints = false
 		}
@@ -415,7 +415,7 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	case allExhausted && !samePoints:
 		// A race first seen in some parts made new scheduling points there: the parts
 		// explored their shares of different trees, which do not add up to one.
-		c.Stopped, c.Exhausted = "exhausted", "each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: "+strings.Join(slices.Compact(slices.Sorted(slices.Values(exhausted))), "; ")
+		c.Stopped, c.Exhausted = "exhausted", "each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: "+uniqueMessages(exhausted)
 	case allExhausted:
 		c.Stopped, c.Exhausted = "exhausted", combineExhausted(exhausted)
 	case interrupted:
@@ -428,6 +428,17 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 
 // partExhausted is a systematic strategy's exhaustion message for a part (Systematic.Exhausted).
 var partExhausted = regexp.MustCompile(`^all (\d+) schedules of part (\S+)( with ≤ (\d+) (\w+))? explored( \(the part's whole share of the schedule space\))?(.*)$`)
+
+// uniqueMessages joins msgs with "; ", each once, in the order first given.
+func uniqueMessages(msgs []string) string {
+	var uniq []string
+	for _, m := range msgs {
+		if !slices.Contains(uniq, m) {
+			uniq = append(uniq, m)
+		}
+	}
+	return strings.Join(uniq, "; ")
+}
 
 // combineExhausted says what the parts of one test covered, together: the systematic
 // strategies' counts summed, as the unpartitioned search would say them when the parts make
@@ -456,13 +467,7 @@ func combineExhausted(msgs []string) string {
 		rest = g[7]
 	}
 	if !whole {
-		var uniq []string
-		for _, m := range msgs {
-			if !slices.Contains(uniq, m) {
-				uniq = append(uniq, m)
-			}
-		}
-		return strings.Join(uniq, "; ")
+		return uniqueMessages(msgs)
 	}
 	of := ""
 	if u := findings.UnionOfParts(parts); u != "" {

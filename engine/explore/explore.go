@@ -174,7 +174,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	withFindings := func(e *Event) *Event {
 		e.Points = o.config.Points.String()
 		if !o.part.Whole() && o.config.Points == engine.PointsRacy {
-			e.RacyPoints = append([]string{}, rep.RacyPoints...)
+			e.RacyPoints = rep.RacyPoints
 		}
 		e.Races = len(rep.Races)
 		if detect != nil {

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -36,7 +37,8 @@ import (
 // mutant's data choices and math/rand values up to the cut are its corpus entry's.
 //
 // When the scheduling points change (a race first seen while exploring makes its accesses
-// points, Config.Points racy), the corpus is kept (Restart): a prefix is replayed by matching
+// points, Config.Points racy), the corpus is kept (Greybox is no engine.Restarter): a prefix
+// is replayed by matching
 // the operations the decisions picked, and a goroutine that stops at a point that did not
 // exist when the entry was recorded goes on, as it did then — so the execution that showed the
 // race is replayed with its racing accesses now points, and a mutant can preempt between them.
@@ -56,7 +58,8 @@ type Greybox struct {
 	replayed int           // decisions of base matched
 	diverged bool          // the mutation is made, or base could not be followed
 	dataSeed uint64
-	rec      greyboxEntry            // the execution's decisions, kept if it joins the corpus
+	picks    []greyboxPick           // the execution's decisions and data choices, kept if it
+	choices  []int                   // joins the corpus
 	last     map[uintptr]greyboxLast // the previous operation on each object
 	hits     map[greyboxPair]int32   // the pairs of the execution (hits 0), how often
 	order    []greyboxPair           // the same pairs, in the order first seen
@@ -157,7 +160,7 @@ func (s *Greybox) Begin() bool {
 		s.dataSeed = s.base.dataSeed
 		s.mutants++
 	}
-	s.rec = greyboxEntry{dataSeed: s.dataSeed}
+	s.picks, s.choices = s.picks[:0], s.choices[:0]
 	clear(s.last)
 	clear(s.hits)
 	s.order = s.order[:0]
@@ -169,7 +172,7 @@ func (s *Greybox) Pick(d *engine.Decision) engine.GID {
 	g := s.pick(d)
 	op := d.Pending(g)
 	pos := s.intern(op.Pos)
-	s.rec.picks = append(s.rec.picks, greyboxPick{g, pos})
+	s.picks = append(s.picks, greyboxPick{g, pos})
 	if op.Obj != 0 {
 		if prev, ok := s.last[op.Obj]; ok {
 			pair := greyboxPair{from: prev.pos, to: pos, same: prev.g == g}
@@ -198,7 +201,7 @@ func (s *Greybox) pick(d *engine.Decision) engine.GID {
 		return want
 	}
 	s.diverged = true
-	if i := indexOf(d.Enabled, want); i >= 0 && len(d.Enabled) > 1 {
+	if i := slices.Index(d.Enabled, want); i >= 0 && len(d.Enabled) > 1 {
 		k := s.rng.IntN(len(d.Enabled) - 1)
 		if k >= i {
 			k++
@@ -228,12 +231,12 @@ func (s *Greybox) follow(d *engine.Decision) (engine.GID, bool) {
 // Choose implements engine.Strategy: until the mutation, a mutant makes its entry's choices.
 func (s *Greybox) Choose(c *engine.Choice) int {
 	var k int
-	if i := len(s.rec.choices); s.base != nil && !s.diverged && i < len(s.base.choices) && s.base.choices[i] < c.N {
+	if i := len(s.choices); s.base != nil && !s.diverged && i < len(s.base.choices) && s.base.choices[i] < c.N {
 		k = s.base.choices[i]
 	} else {
 		k = s.rng.IntN(c.N)
 	}
-	s.rec.choices = append(s.rec.choices, k)
+	s.choices = append(s.choices, k)
 	return k
 }
 
@@ -252,9 +255,9 @@ func (s *Greybox) End(r *engine.Result) {
 		return
 	}
 	e := &greyboxEntry{
-		picks:    append([]greyboxPick(nil), s.rec.picks...),
-		choices:  append([]int(nil), s.rec.choices...),
-		dataSeed: s.rec.dataSeed,
+		picks:    slices.Clone(s.picks),
+		choices:  slices.Clone(s.choices),
+		dataSeed: s.dataSeed,
 		points:   make(map[int32]bool),
 	}
 	for _, p := range e.picks {
@@ -263,10 +266,6 @@ func (s *Greybox) End(r *engine.Result) {
 	s.corpus = append(s.corpus, e)
 }
 
-// Restart implements engine.Restarter. The corpus is kept: its schedules are replayed on the
-// new points as Greybox describes.
-func (s *Greybox) Restart() {}
-
 func (s *Greybox) intern(p engine.Pos) int32 {
 	id, ok := s.pos[p]
 	if !ok {
@@ -274,13 +273,4 @@ func (s *Greybox) intern(p engine.Pos) int32 {
 		s.pos[p] = id
 	}
 	return id
-}
-
-func indexOf(gs []engine.GID, g engine.GID) int {
-	for i, x := range gs {
-		if x == g {
-			return i
-		}
-	}
-	return -1
 }

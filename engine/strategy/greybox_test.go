@@ -121,7 +121,7 @@ func (s *greyboxSpy) Pick(d *engine.Decision) engine.GID {
 func (s *greyboxSpy) End(r *engine.Result) {
 	if base := s.base; base != nil && s.err == nil {
 		s.mutants++
-		got := s.rec.picks
+		got := s.picks
 		cut := min(s.cut, len(got), len(base.picks))
 		if !slices.Equal(got[:cut], base.picks[:cut]) {
 			s.err = fmt.Errorf("mutant with cut %d: decisions %v, its entry's %v", s.cut, got[:cut], base.picks[:cut])
@@ -184,7 +184,7 @@ func TestGreyboxReplaysOnNewPoints(t *testing.T) {
 			return
 		}
 		mutants++
-		got := g.rec.picks[:min(g.cut, len(g.rec.picks))]
+		got := g.picks[:min(g.cut, len(g.picks))]
 		var followed []greyboxPick
 		for i, p := range got {
 			if base.points[p.pos] {

@@ -39,6 +39,7 @@ var layer = map[string]int{
 	"lsp":                                 70,
 	"cmd/interleave/internal/bench":       70,
 	"cmd/interleave/internal/stressbench": 70,
+	"cmd/interleave/internal/perfbench":   70,
 	"cmd/interleave/internal/demo":        70,
 	"cmd/interleave":                      80,
 	"docs/ci":                             90, // tests of the CI documents; builds cmd/interleave

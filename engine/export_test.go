@@ -5,3 +5,11 @@ func OrphanCount() int32 { return orphanCount.Load() }
 
 // StandardLibrary exposes standardLibrary to the tests.
 var StandardLibrary = standardLibrary
+
+// SetShadowWeak makes the race detectors made from now on start in weak mode (shadow.go), or
+// pin again; it returns the previous setting.
+func SetShadowWeak(weak bool) bool {
+	old := shadowStartWeak
+	shadowStartWeak = weak
+	return old
+}

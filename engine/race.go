@@ -33,8 +33,8 @@ import (
 // epoch while they are totally ordered and a per-goroutine set once they are concurrent. Two
 // accesses to the same address race when at least one is a write and neither happens before
 // the other. The address is the access's (a map counts as one location, as Go's race
-// detector counts it); the memory stays alive until the execution ends, so an address is never
-// reused by another object while its history is kept.
+// detector counts it); the shadow (shadow.go) makes sure that an address's history is about the
+// object at that address now, not a dead one whose memory was reused.
 
 // vclock is a vector clock: one logical time per goroutine, indexed by GID.
 type vclock []uint32
@@ -107,8 +107,7 @@ type word struct {
 
 // raceDetector is the detector's per-execution state.
 type raceDetector struct {
-	mem     map[unsafe.Pointer]int32 // address -> index in words
-	words   []word
+	shadow  shadow // address -> history (shadow.go)
 	atomics map[uintptr]*vclock
 	seq     int32
 	found   []raceFound
@@ -125,15 +124,11 @@ type raceFound struct {
 }
 
 func newRaceDetector() *raceDetector {
-	return &raceDetector{mem: make(map[unsafe.Pointer]int32), atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
+	return &raceDetector{shadow: shadow{index: make(map[uintptr]int32), pruneAt: minPrune, weak: shadowStartWeak}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
 }
 
 func (d *raceDetector) reset() {
-	clear(d.mem)
-	for i := range d.words {
-		d.words[i].reads = d.words[i].reads[:0]
-	}
-	d.words = d.words[:0]
+	d.shadow.reset()
 	clear(d.atomics)
 	d.seq = 0
 	d.found = d.found[:0]
@@ -161,18 +156,12 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 	if addr == nil {
 		return // a nil map or pointer: the access panics or reads nothing shared
 	}
-	i, ok := d.mem[addr]
-	if !ok {
-		i = int32(len(d.words))
-		if len(d.words) < cap(d.words) {
-			d.words = d.words[:i+1]
-			d.words[i] = word{reads: d.words[i].reads[:0]}
-		} else {
-			d.words = append(d.words, word{})
-		}
-		d.mem[addr] = i
+	var w *word
+	if i, ok := d.shadow.index[uintptr(addr)]; ok && !d.shadow.weak {
+		w = &d.shadow.words[i] // the common case, inline
+	} else {
+		w = d.shadow.word(addr, i, ok)
 	}
-	w := &d.words[i]
 	vc := g.vc
 	cur := access{g: g.id, clock: vc.get(g.id), write: write, atomic: atomic, pos: pos, seq: d.seq}
 	if w.valid&1 != 0 && w.write.g != g.id && !(atomic && w.write.atomic) && !w.write.happensBefore(vc) {

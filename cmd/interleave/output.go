@@ -58,6 +58,8 @@ type jsonEvent struct {
 	// Notice is what a person should know about the result that is not a bug (goroutines
 	// that went on after the test returned).
 	Notice string `json:"Notice,omitempty"`
+	// PeakMemory is the exploring test process's peak resident memory in bytes.
+	PeakMemory int64 `json:"PeakMemory,omitempty"`
 }
 
 func (o *output) emit(e jsonEvent) {
@@ -178,7 +180,7 @@ func (o *output) result(t testOutcome) {
 		}
 		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
-			Races: &e.Races, Findings: e.Findings, Notice: e.Notice})
+			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory})
 		return
 	}
 	o.clear()

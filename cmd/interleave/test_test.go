@@ -107,6 +107,9 @@ func TestExamplesEndToEnd(t *testing.T) {
 			if final.Bug.Position == "" || final.Schedules == nil || *final.Schedules > 10000 {
 				t.Errorf("final event lacks position or schedules: %+v", final)
 			}
+			if runtime.GOOS == "linux" && final.PeakMemory < 1<<20 {
+				t.Errorf("final event's PeakMemory %d: want the test process's peak, at least 1 MB", final.PeakMemory)
+			}
 			t.Logf("%s: %s after %d schedule(s) at %s, %d preemption(s)", ex.dir, final.Bug.Kind, *final.Schedules, final.Bug.Position, final.Bug.Preemptions)
 			f, err := schedule.Load(final.Bug.Schedule)
 			if err != nil {

@@ -375,6 +375,7 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 		c.MaxGoroutines = max(c.MaxGoroutines, e.MaxGoroutines)
 		c.MaxSteps = max(c.MaxSteps, e.MaxSteps)
 		c.DetectionSchedules = max(c.DetectionSchedules, e.DetectionSchedules)
+		c.PeakMemory = max(c.PeakMemory, e.PeakMemory)
 		for _, l := range e.Limitations {
 			if !slices.ContainsFunc(c.Limitations, func(x engine.Limitation) bool { return x.Message == l.Message }) {
 				c.Limitations = append(c.Limitations, l)

@@ -50,6 +50,9 @@ type Event struct {
 	DetectionSchedules int    `json:"DetectionSchedules,omitempty"`
 	Races              int    `json:"Races,omitempty"`
 	Findings           string `json:"Findings,omitempty"`
+	// PeakMemory is the peak resident memory of the test process in bytes, filled in by the
+	// interleave command that ran it (result only; 0 where the system does not say).
+	PeakMemory int64 `json:"PeakMemory,omitempty"`
 
 	// Result only.
 	Stopped     string              `json:"Stopped,omitempty"`

@@ -1,0 +1,344 @@
+// Perfbench measures what a user of interleave test waits for and the memory it takes, each
+// figure next to its native counterpart measured in the same run, and prints a Markdown table
+// (issue 19's benchmark set):
+//
+//   - start-up: interleave test against go test -count=1 on one small test, warm (caches
+//     full, nothing changed); with -cold, also on fresh build caches for both;
+//   - per schedule: the tests of testdata/perf (10, 1,000 and 10,000 goroutines contending for
+//     a mutex; 10 MB and 1 GB allocated by 4 goroutines), interleave test's exploration time
+//     per schedule (its JSON result's Elapsed / Schedules, random walk, default points and
+//     race detection) against the native test binary's time per run (-test.count), and the
+//     exploring process's peak resident memory (the result's PeakMemory) against the native
+//     test binary's;
+//   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines' in engine,
+//     whose figures are ratios measured in that one run.
+//
+// Run it from the repository root (about two minutes, four with -cold):
+//
+//	go run ./cmd/interleave/internal/perfbench -o testdata/perf/perfbench.md
+//
+// Every figure is the median of -reps runs (default 3), native and interleave alternated.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// perfCase is one test of testdata/perf with the budget each side gets.
+type perfCase struct {
+	test      string
+	what      string
+	schedules int // interleave test's schedules (and race-detection runs)
+	count     int // native runs
+}
+
+var cases = []perfCase{
+	{"TestGoroutines10", "10 goroutines", 2000, 2000},
+	{"TestGoroutines1000", "1,000 goroutines", 50, 200},
+	{"TestGoroutines10000", "10,000 goroutines", 5, 20},
+	{"TestAllocate10MB", "10 MB allocated", 100, 100},
+	{"TestAllocate1GB", "1 GB allocated", 3, 3},
+}
+
+// measure is one run of a command: its wall time, and the peak resident memory of the largest
+// process of its tree.
+type measure struct {
+	wall time.Duration
+	peak int64 // bytes
+}
+
+type bench struct {
+	root, perfDir, tmp string
+	interleave, native string
+	reps               int
+	commands           []string
+}
+
+func main() {
+	reps := flag.Int("reps", 3, "runs of each measurement; the table shows the median")
+	cold := flag.Bool("cold", false, "measure the start-up on fresh build caches too")
+	out := flag.String("o", "", "write the table to `file` too")
+	flag.Parse()
+	if flag.NArg() > 0 || *reps < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var report bytes.Buffer
+	if err := run(ctx, &report, *reps, *cold); err != nil {
+		fmt.Fprintf(os.Stderr, "perfbench: %v\n", err)
+		os.Exit(1)
+	}
+	os.Stdout.Write(report.Bytes())
+	if *out != "" {
+		if err := os.WriteFile(*out, report.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "perfbench: %v\n", err)
+			os.Exit(1)
+		}
+	}
+}
+
+func run(ctx context.Context, w io.Writer, reps int, cold bool) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	b := &bench{root: root, perfDir: filepath.Join(root, "testdata", "perf"), reps: reps}
+	if _, err := os.Stat(filepath.Join(b.perfDir, "perf_test.go")); err != nil {
+		return fmt.Errorf("run it from the repository root: %w", err)
+	}
+	if b.tmp, err = os.MkdirTemp("", "perfbench-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(b.tmp)
+	started := time.Now()
+	goVersion, _ := exec.Command("go", "version").Output()
+	b.interleave = filepath.Join(b.tmp, "interleave")
+	b.native = filepath.Join(b.tmp, "perf.test")
+	if _, err := b.run(ctx, root, nil, "go", "build", "-o", b.interleave, "./cmd/interleave"); err != nil {
+		return err
+	}
+	if _, err := b.run(ctx, b.perfDir, nil, "go", "test", "-c", "-o", b.native, "."); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "# interleave test against go test: start-up, time per schedule, memory\n\n")
+	fmt.Fprintf(w, "Measured by `go run ./cmd/interleave/internal/perfbench` on %s, %s, %d CPUs; each figure is the median of %d runs, native and interleave alternated.\n\n",
+		started.UTC().Format("2006-01-02"), strings.TrimSpace(string(goVersion)), runtime.NumCPU(), reps)
+
+	if err := b.startup(ctx, w, cold); err != nil {
+		return err
+	}
+	if err := b.perSchedule(ctx, w); err != nil {
+		return err
+	}
+	if err := b.engineRatios(ctx, w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n## Commands\n\n```\n%s\n```\n\nTotal time of the benchmark: %s.\n", strings.Join(b.commands, "\n"), time.Since(started).Round(time.Second))
+	return nil
+}
+
+// startup times one small test run the way a user runs it, interleave test against go test.
+func (b *bench) startup(ctx context.Context, w io.Writer, cold bool) error {
+	const test = "^TestGoroutines10$"
+	il := []string{b.interleave, "test", "-run", test, "-schedules", "1", "-p", "1", "."}
+	gt := []string{"go", "test", "-count=1", "-run", test, "."}
+	// Fill the caches first.
+	if _, err := b.run(ctx, b.perfDir, nil, il[0], il[1:]...); err != nil {
+		return err
+	}
+	if _, err := b.run(ctx, b.perfDir, nil, gt[0], gt[1:]...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "## Start-up: one test, one schedule\n\n| | interleave test | go test -count=1 | ratio (time) | ratio (memory) |\n| --- | --- | --- | --- | --- |\n")
+	var ils, gts []measure
+	for range b.reps {
+		m, err := b.run(ctx, b.perfDir, nil, il[0], il[1:]...)
+		if err != nil {
+			return err
+		}
+		ils = append(ils, m)
+		if m, err = b.run(ctx, b.perfDir, nil, gt[0], gt[1:]...); err != nil {
+			return err
+		}
+		gts = append(gts, m)
+	}
+	row(w, "warm", ils, gts)
+	if cold {
+		ils, gts = nil, nil
+		for r := range b.reps {
+			for i, args := range [][]string{il, gt} {
+				cache := filepath.Join(b.tmp, fmt.Sprintf("cold%d-%d", r, i))
+				env := []string{"GOCACHE=" + filepath.Join(cache, "go"), "XDG_CACHE_HOME=" + filepath.Join(cache, "xdg")}
+				m, err := b.run(ctx, b.perfDir, env, args[0], args[1:]...)
+				if err != nil {
+					return err
+				}
+				if i == 0 {
+					ils = append(ils, m)
+				} else {
+					gts = append(gts, m)
+				}
+				os.RemoveAll(cache)
+			}
+		}
+		row(w, "cold (fresh GOCACHE and interleave cache)", ils, gts)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func row(w io.Writer, name string, il, gt []measure) {
+	iw, gw := median(il, func(m measure) float64 { return m.wall.Seconds() }), median(gt, func(m measure) float64 { return m.wall.Seconds() })
+	ip, gp := median(il, func(m measure) float64 { return float64(m.peak) }), median(gt, func(m measure) float64 { return float64(m.peak) })
+	fmt.Fprintf(w, "| %s | %.2f s, %s | %.2f s, %s | %.2f× | %.2f× |\n", name, iw, mb(ip), gw, mb(gp), iw/gw, ip/gp)
+}
+
+// perSchedule sets each perf test's time per schedule and peak memory under interleave test
+// against the native test binary's per run.
+func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
+	fmt.Fprintf(w, "## Per schedule (interleave test) and per run (native test binary)\n\n")
+	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1`, default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak.\n\n")
+	fmt.Fprintf(w, "| test | N (interleave / native) | interleave per schedule | native per run | ratio | interleave peak | native peak | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, c := range cases {
+		var ilTime, ilPeak, nTime, nPeak []float64
+		for range b.reps {
+			ev, err := b.explore(ctx, c)
+			if err != nil {
+				return err
+			}
+			ilTime = append(ilTime, ev.Elapsed/float64(ev.Schedules))
+			ilPeak = append(ilPeak, float64(ev.PeakMemory))
+			m, err := b.run(ctx, b.perfDir, nil, b.native, "-test.run", "^"+c.test+"$", "-test.count="+strconv.Itoa(c.count))
+			if err != nil {
+				return err
+			}
+			nTime = append(nTime, m.wall.Seconds()/float64(c.count))
+			nPeak = append(nPeak, float64(m.peak))
+		}
+		it, nt := median(ilTime, id), median(nTime, id)
+		ip, np := median(ilPeak, id), median(nPeak, id)
+		fmt.Fprintf(w, "| %s (%s) | %d / %d | %s | %s | %.1f× | %s | %s | %.2f× |\n", c.what, c.test, c.schedules, c.count, dur(it), dur(nt), it/nt, mb(ip), mb(np), ip/np)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// resultEvent is what perfbench reads of interleave test -json's pass or fail event.
+type resultEvent struct {
+	Action     string
+	Elapsed    float64
+	Schedules  int
+	PeakMemory int64
+}
+
+func (b *bench) explore(ctx context.Context, c perfCase) (*resultEvent, error) {
+	n := strconv.Itoa(c.schedules)
+	args := []string{"test", "-json", "-p", "1", "-strategy", "random", "-keep-going", "-minimize", "0", "-schedules", n, "-race-runs", n, "-run", "^" + c.test + "$", "."}
+	b.remember(b.perfDir, b.interleave, args)
+	cmd := exec.CommandContext(ctx, b.interleave, args...)
+	cmd.Dir = b.perfDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("interleave %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+	var res *resultEvent
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var e resultEvent
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Action == "pass" {
+			res = &e
+		}
+	}
+	if res == nil || res.Schedules == 0 || res.PeakMemory == 0 {
+		return nil, fmt.Errorf("interleave %s: no passing result with schedules and peak memory in its output:\n%s", strings.Join(args, " "), out)
+	}
+	return res, nil
+}
+
+// engineRatios runs the engine's hot-path benchmarks once and copies their lines.
+func (b *bench) engineRatios(ctx context.Context, w io.Writer) error {
+	args := []string{"test", "-run", "XXX", "-bench", "Ratios|RaceDetector|ManyGoroutines", "-benchtime", "1x", "./engine"}
+	b.remember(b.root, "go", args)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = b.root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	fmt.Fprintf(w, "## The engine's hot path (`go test -bench`, ratios measured in that one run)\n\n```\n")
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, "Benchmark") {
+			fmt.Fprint(w, line)
+		}
+	}
+	fmt.Fprintf(w, "```\n")
+	return nil
+}
+
+// run runs a command in dir and measures it; its output is only shown when it fails.
+func (b *bench) run(ctx context.Context, dir string, env []string, name string, args ...string) (measure, error) {
+	b.remember(dir, name, args)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return measure{}, fmt.Errorf("(cd %s && %s %s): %v\n%s", dir, name, strings.Join(args, " "), err, out.Bytes())
+	}
+	m := measure{wall: wall}
+	// The rusage of a waited-for process covers its own waited-for children: the peak is that
+	// of the largest process of the tree (the test binary under go test or interleave test).
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.peak = int64(ru.Maxrss) * 1024
+		if runtime.GOOS == "darwin" {
+			m.peak = int64(ru.Maxrss)
+		}
+	}
+	return m, nil
+}
+
+// remember records a command line for the report, once, the temporary directory as $TMP.
+func (b *bench) remember(dir, name string, args []string) {
+	rel, err := filepath.Rel(b.root, dir)
+	if err != nil {
+		rel = dir
+	}
+	line := strings.ReplaceAll(fmt.Sprintf("(cd %s && %s %s)", rel, name, strings.Join(args, " ")), b.tmp, "$TMP")
+	if !slices.Contains(b.commands, line) {
+		b.commands = append(b.commands, line)
+	}
+}
+
+func id(x float64) float64 { return x }
+
+func median[T any](xs []T, f func(T) float64) float64 {
+	v := make([]float64, len(xs))
+	for i, x := range xs {
+		v[i] = f(x)
+	}
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	return v[len(v)/2]
+}
+
+func mb(bytes float64) string { return fmt.Sprintf("%.0f MB", bytes/1e6) }
+
+func dur(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
+	}
+}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"unsafe"
+	"weak"
+)
+
+// The race detector's shadow memory: which word of history belongs to an address.
+//
+// An address names one object only while that object lives: once the collector frees it,
+// another object may be allocated at the same address, and its accesses must not be compared
+// with the dead object's (that would be a false race). Each execution starts pinning: the
+// shadow keeps a pointer to every address it has seen, so that no object it holds history for
+// is freed before the execution ends. That costs nothing per access and suits the small tests
+// that most executions are. An execution that pins a lot of memory — the heap has grown by
+// more than pinLimit since its first addresses, checked every checkEvery new addresses —
+// switches the shadow to weak mode for the rest of the exploration: each word holds a weak
+// pointer to its object instead of a pin (package weak), an access to an address whose object
+// has died starts a new history, and the words of dead objects are dropped as the table grows.
+// A weak pointer is cleared when the collector sweeps its object, before the object's memory
+// can be allocated again, so a word whose weak pointer is still set is about the object that is
+// there now.
+
+const (
+	// pinLimit is how much the heap may grow during an execution before the shadow stops
+	// pinning: at most that much memory is kept alive only for the detector's sake.
+	pinLimit = 16 << 20
+	// checkEvery is how many new addresses an execution sees between looks at the heap; the
+	// first look, at baselineAt, takes the baseline.
+	checkEvery = 64
+	baselineAt = 64
+	// minPrune is the number of words below which weak mode does not look for dead objects.
+	minPrune = 1 << 16
+)
+
+// shadowStartWeak makes new detectors start in weak mode (for tests).
+var shadowStartWeak bool
+
+// shadow maps addresses to their words of history (race.go).
+type shadow struct {
+	index map[uintptr]int32 // address -> index in words
+	words []word
+	// pins keeps the memory of every address seen alive until the execution ends (pinning
+	// mode); pins[i] is the address of words[i].
+	pins []unsafe.Pointer
+	// weak is set once an execution pinned too much: then objects[i] is the object of
+	// words[i]. It stays set for the rest of the exploration (the next executions are likely
+	// to do the same).
+	weak    bool
+	objects []shadowObject
+	// free lists the words of dead objects, for reuse (weak mode).
+	free []int32
+	// added counts the new addresses of this execution; heapBase is the heap's size when it
+	// reached baselineAt.
+	added    int
+	heapBase uint64
+	// pruneAt is the number of words in use at which weak mode next drops the dead ones.
+	pruneAt int
+}
+
+// shadowObject is what the shadow knows of the object at a word's address in weak mode.
+type shadowObject struct {
+	obj weak.Pointer[byte]
+	// tracked says obj is a weak pointer to the object; it is not for memory the Go runtime
+	// does not manage (mapped by syscall.Mmap or C), which is never freed by the collector.
+	tracked bool
+	addr    uintptr
+}
+
+func (s *shadow) reset() {
+	clear(s.index)
+	for i := range s.words {
+		s.words[i].reads = s.words[i].reads[:0]
+	}
+	s.words = s.words[:0]
+	clear(s.pins)
+	s.pins = s.pins[:0]
+	clear(s.objects)
+	s.objects = s.objects[:0]
+	s.free = s.free[:0]
+	s.added = 0
+	s.pruneAt = minPrune
+}
+
+// word returns the word of history of addr: index[addr] is i when ok. It is a fresh word for
+// an address not seen before or whose object has died since. (raceAccess finds the word of a
+// known address itself when pinning.)
+func (s *shadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
+	if !ok {
+		return s.add(addr)
+	}
+	w := &s.words[i]
+	if o := &s.objects[i]; s.weak && o.tracked && o.obj.Value() == nil {
+		// The object the history is about is dead: addr is another object's now.
+		*w = word{reads: w.reads[:0]}
+		o.obj = weak.Make((*byte)(addr))
+	}
+	return w
+}
+
+// add makes a word for addr.
+func (s *shadow) add(addr unsafe.Pointer) *word {
+	s.added++
+	if !s.weak && s.added >= baselineAt && s.added%checkEvery == baselineAt%checkEvery {
+		s.checkHeap()
+	}
+	if s.weak && len(s.free) == 0 && len(s.words) >= s.pruneAt {
+		s.prune()
+	}
+	var i int32
+	if n := len(s.free); n > 0 {
+		i, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		i = int32(len(s.words))
+		if len(s.words) < cap(s.words) {
+			s.words = s.words[:i+1]
+		} else {
+			s.words = append(s.words, word{})
+		}
+		if s.weak {
+			s.objects = append(s.objects, shadowObject{})
+		}
+	}
+	w := &s.words[i]
+	*w = word{reads: w.reads[:0]}
+	s.index[uintptr(addr)] = i
+	if s.weak {
+		s.objects[i] = makeShadowObject(addr)
+	} else {
+		s.pins = append(s.pins, addr)
+	}
+	return w
+}
+
+// checkHeap takes the heap's size, and switches to weak mode when it has grown by more than
+// pinLimit since the baseline.
+func (s *shadow) checkHeap() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return // not reported by this runtime: keep pinning
+	}
+	heap := sample[0].Value.Uint64()
+	if s.added == baselineAt {
+		s.heapBase = heap
+		return
+	}
+	if heap > s.heapBase+pinLimit {
+		s.goWeak()
+	}
+}
+
+// goWeak switches to weak mode: every word gets a weak pointer to its object, and the pins go.
+func (s *shadow) goWeak() {
+	s.weak = true
+	s.objects = s.objects[:0]
+	for _, p := range s.pins {
+		s.objects = append(s.objects, makeShadowObject(p))
+	}
+	clear(s.pins)
+	s.pins = s.pins[:0]
+}
+
+// prune drops the words of dead objects and sets when to look again: when the words in use
+// have doubled.
+func (s *shadow) prune() {
+	for i := range s.objects {
+		if o := &s.objects[i]; o.tracked && o.obj.Value() == nil {
+			delete(s.index, o.addr)
+			*o = shadowObject{}
+			s.words[i] = word{reads: s.words[i].reads[:0]}
+			s.free = append(s.free, int32(i))
+		}
+	}
+	s.pruneAt = max(minPrune, 2*(len(s.words)-len(s.free)))
+}
+func makeShadowObject(p unsafe.Pointer) shadowObject {
+	o := shadowObject{addr: uintptr(p)}
+	if managedByGo(p) {
+		o.obj, o.tracked = weak.Make((*byte)(p)), true
+	}
+	return o
+}
+
+// managedByGo reports whether p points into memory the Go runtime allocated (the heap or a
+// package's variables), which weak.Make accepts; it ends the program on any other pointer.
+// runtime.AddCleanup tells them apart with a panic.
+func managedByGo(p unsafe.Pointer) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	runtime.AddCleanup((*byte)(p), func(struct{}) {}, struct{}{}).Stop()
+	return true
+}

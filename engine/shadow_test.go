@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+	"weak"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// weakShadow runs f with the race detectors made in it starting in weak mode.
+func weakShadow(t *testing.T, f func()) {
+	old := engine.SetShadowWeak(true)
+	defer engine.SetShadowWeak(old)
+	f()
+}
+
+// TestRaceDetectorWeakShadow: the race programs give the same races when the shadow holds weak
+// pointers instead of pins.
+func TestRaceDetectorWeakShadow(t *testing.T) {
+	weakShadow(t, func() {
+		for _, p := range racePrograms {
+			t.Run(p.name, func(t *testing.T) {
+				rep := engine.Explore(p.body, engine.Config{Strategy: randomStrategy(7), Schedules: 500, Races: true, Points: engine.PointsAll, KeepGoing: true})
+				if rep.First != nil || rep.Err != nil || len(rep.Limitations) > 0 {
+					t.Fatalf("exploration: bug %v, error %v, limitations %v", rep.First, rep.Err, rep.Limitations)
+				}
+				if got := racePairs(rep); !slices.Equal(got, p.races) {
+					t.Fatalf("races %q, want %q", got, p.races)
+				}
+			})
+		}
+	})
+}
+
+// block is an object of a size class of its own among the tests' allocations.
+type block [1000]byte
+
+// TestShadowReusedAddressIsNoRace: one goroutine writes an object and drops it; another, not
+// ordered with the first, collects the garbage and allocates until it gets the same address,
+// and writes there. The two writes are to different objects: no race. In weak mode the
+// address is reused (the shadow does not keep the object alive) and the shadow sees the new
+// object; when pinning, the address is never reused within the execution.
+func TestShadowReusedAddressIsNoRace(t *testing.T) {
+	for _, weakMode := range []bool{false, true} {
+		var reused atomic.Int32
+		body := func(t *engine.T) {
+			var dropped atomic.Uintptr // not instrumented: no edge between the goroutines
+			var wg sync.WaitGroup
+			engine.WGAdd(&wg, 2, "r.go:1")
+			engine.Go(func() {
+				x := new(block)
+				engine.Write(unsafe.Pointer(&x[0]), "r.go:2")
+				x[0] = 1
+				dropped.Store(uintptr(unsafe.Pointer(&x[0])))
+				engine.WGDone(&wg, "r.go:3")
+			}, "r.go:4")
+			engine.Go(func() {
+				defer engine.WGDone(&wg, "r.go:5")
+				addr := dropped.Load()
+				if addr == 0 {
+					return // the first goroutine has not run yet in this schedule
+				}
+				runtime.GC()
+				var keep []*block
+				for range 20000 {
+					y := new(block)
+					if uintptr(unsafe.Pointer(&y[0])) == addr {
+						engine.Write(unsafe.Pointer(&y[0]), "r.go:6")
+						y[0] = 2
+						reused.Add(1)
+						break
+					}
+					keep = append(keep, y)
+				}
+				runtime.KeepAlive(keep)
+			}, "r.go:7")
+			engine.WGWait(&wg, "r.go:8")
+		}
+		run := func() {
+			rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(5), Schedules: 20, Races: true, Points: engine.PointsAll, KeepGoing: true})
+			if rep.First != nil || rep.Err != nil {
+				t.Fatalf("weak %v: exploration: bug %v, error %v", weakMode, rep.First, rep.Err)
+			}
+			if got := racePairs(rep); len(got) != 0 {
+				t.Errorf("weak %v: races %q on a reused address, want none", weakMode, got)
+			}
+		}
+		if weakMode {
+			weakShadow(t, run)
+			if reused.Load() == 0 {
+				t.Errorf("weak mode: the dropped object's address was never reused: the shadow kept it alive")
+			}
+		} else {
+			run()
+			if n := reused.Load(); n != 0 {
+				t.Errorf("pinning: the address of an object the shadow has history for was reused %d times", n)
+			}
+		}
+	}
+}
+
+// TestShadowSwitchesToWeak: an execution that writes more memory than the shadow pins stops
+// pinning it: the first object it wrote is collected before the execution ends. A small one
+// keeps its objects alive to the end.
+func TestShadowSwitchesToWeak(t *testing.T) {
+	for _, tt := range []struct {
+		blocks    int
+		collected bool
+	}{
+		{blocks: 16, collected: false},
+		{blocks: 2048, collected: true}, // 128 MiB
+	} {
+		var first weak.Pointer[[64 << 10]byte]
+		var collected bool
+		body := func(t *engine.T) {
+			for i := range tt.blocks {
+				b := new([64 << 10]byte)
+				engine.Write(unsafe.Pointer(&b[0]), "w.go:1")
+				b[0] = 1
+				if i == 0 {
+					first = weak.Make(b)
+				}
+			}
+			runtime.GC()
+			collected = first.Value() == nil
+		}
+		rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(1), Schedules: 1, Races: true, Points: engine.PointsAll})
+		if rep.First != nil || rep.Err != nil {
+			t.Fatalf("%d blocks: bug %v, error %v", tt.blocks, rep.First, rep.Err)
+		}
+		if collected != tt.collected {
+			t.Errorf("%d blocks of 64 KiB written: first collected during the execution = %v, want %v", tt.blocks, collected, tt.collected)
+		}
+	}
+}

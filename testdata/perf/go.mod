@@ -1,0 +1,3 @@
+module example.com/perf
+
+go 1.26.0

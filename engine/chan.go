@@ -265,14 +265,14 @@ func (e *Exec) chanExec(s *sudog) {
 			if r := firstWaiter(c.recvq, o); r != nil {
 				c.buf.move(r.b.elem, b.elem)
 				*r.b.okp = true
-				e.raceTransfer(c, o.g, r.op.g, nil)
+				e.raceTransfer(c, o.g, r.op.g, vclock{})
 				e.match(r)
 				return
 			}
 		}
 		if c.buf.len() < c.cap {
 			c.buf.push(b.elem)
-			e.raceSend(c, o.g, nil)
+			e.raceSend(c, o.g, vclock{})
 			return
 		}
 		panic("engine: internal error: send executed on a channel that is not ready")
@@ -284,7 +284,7 @@ func (e *Exec) chanExec(s *sudog) {
 		if n == c.cap {
 			if w := firstWaiter(c.sendq, o); w != nil {
 				c.buf.push(w.b.elem)
-				e.raceSend(c, w.op.g, nil)
+				e.raceSend(c, w.op.g, vclock{})
 				e.match(w)
 			}
 		}
@@ -299,7 +299,7 @@ func (e *Exec) chanExec(s *sudog) {
 	if w := firstWaiter(c.sendq, o); w != nil {
 		c.buf.move(b.elem, w.b.elem)
 		*b.okp = true
-		e.raceTransfer(c, w.op.g, o.g, nil)
+		e.raceTransfer(c, w.op.g, o.g, vclock{})
 		e.match(w)
 		return
 	}

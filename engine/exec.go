@@ -186,7 +186,8 @@ func newExec() *Exec {
 // reset prepares a (reused) execution for the next run.
 func (e *Exec) reset(s Strategy, maxSteps int) {
 	for _, g := range e.gs {
-		*g = goroutine{wake: g.wake, queues: g.queues[:0], vc: g.vc[:0]}
+		g.vc.release()
+		*g = goroutine{wake: g.wake, queues: g.queues[:0], vc: g.vc}
 		e.pool = append(e.pool, g)
 	}
 	e.strategy = s

@@ -36,41 +36,6 @@ import (
 // detector counts it); the shadow (shadow.go) makes sure that an address's history is about the
 // object at that address now, not a dead one whose memory was reused.
 
-// vclock is a vector clock: one logical time per goroutine, indexed by GID.
-type vclock []uint32
-
-func (v vclock) get(g GID) uint32 {
-	if int(g) < len(v) {
-		return v[g]
-	}
-	return 0
-}
-
-func (v *vclock) set(g GID, t uint32) {
-	if int(g) >= len(*v) {
-		v.extend(int(g) + 1)
-	}
-	(*v)[g] = t
-}
-
-// extend makes v n elements long, the new ones 0, in one step.
-func (v *vclock) extend(n int) {
-	*v = append(*v, make(vclock, n-len(*v))...)
-}
-
-// join makes v the element-wise maximum of v and o.
-func (v *vclock) join(o vclock) {
-	if len(*v) < len(o) {
-		v.extend(len(o))
-	}
-	w := *v
-	for i, t := range o {
-		if t > w[i] {
-			w[i] = t
-		}
-	}
-}
-
 // Clock returns the vector clock of goroutine g at this decision (nil when the race detector
 // is off): element i is how much of goroutine i's execution happens before g's next step.
 func (d *Decision) Clock(g GID) []uint32 {
@@ -78,7 +43,7 @@ func (d *Decision) Clock(g GID) []uint32 {
 	if e.race == nil || g < 0 || int(g) >= len(e.gs) {
 		return nil
 	}
-	return append([]uint32(nil), e.gs[g].vc...)
+	return e.gs[g].vc.flat()
 }
 
 // access is one read or write of instrumented memory.
@@ -284,7 +249,7 @@ func (e *Exec) raceAcquireAll(g *goroutine) {
 // (a timer firing, a deadline canceling a context) carries it.
 func (e *Exec) raceAll() vclock {
 	if e.race == nil {
-		return nil
+		return vclock{}
 	}
 	var c vclock
 	for _, o := range e.gs {
@@ -299,12 +264,14 @@ func (e *Exec) raceGo(parent, child *goroutine) {
 	if e.race == nil {
 		return
 	}
-	child.vc = child.vc[:0]
+	child.vc.release()
 	if parent != nil {
 		child.vc.join(parent.vc)
 		parent.vc.set(parent.id, parent.vc.get(parent.id)+1)
 	} else {
-		child.vc.join(e.raceAll())
+		all := e.raceAll()
+		child.vc.join(all)
+		all.release()
 	}
 	child.vc.set(child.id, 1)
 }
@@ -392,6 +359,7 @@ func (e *Exec) raceTransfer(c *hchan, sender, receiver *goroutine, vc vclock) {
 	both.join(receiver.vc)
 	sender.vc.join(both)
 	receiver.vc.join(both)
+	both.release()
 	sender.vc.set(sender.id, sender.vc.get(sender.id)+1)
 	receiver.vc.set(receiver.id, receiver.vc.get(receiver.id)+1)
 }

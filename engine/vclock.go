@@ -1,0 +1,151 @@
+package engine
+
+// Vector clocks for the race detector (race.go).
+//
+// A clock has one logical time per goroutine, indexed by GID, stored in chunks of
+// clockChunkLen times. Chunks are shared between clocks and copied on write: a join that finds
+// a chunk missing from the receiving clock takes the other's chunk itself, not a copy. A test
+// that starts thousands of goroutines which take the same mutex then costs a pass over the
+// chunks per join, not over the goroutines — the clock the mutex passes from holder to holder
+// holds the chunks of all earlier holders, and each new holder shares them instead of copying
+// them — and the memory of a clock is what it does not share. A chunk's refs is an upper bound
+// on the clocks that hold it (a clock dropped without release leaves it high, which only costs
+// a copy): one that holds a chunk with refs > 1 copies it before changing it.
+
+const (
+	clockChunkBits = 6
+	clockChunkLen  = 1 << clockChunkBits
+	clockChunkMask = clockChunkLen - 1
+)
+
+type clockChunk struct {
+	t    [clockChunkLen]uint32
+	n    int32 // t[n:] are all 0
+	refs int32
+}
+
+// vclock is a vector clock: c[i] holds the times of goroutines i*clockChunkLen and on (nil:
+// all 0).
+type vclock struct {
+	c []*clockChunk
+}
+
+func (v vclock) get(g GID) uint32 {
+	if i := int(g) >> clockChunkBits; i < len(v.c) {
+		if c := v.c[i]; c != nil {
+			return c.t[g&clockChunkMask]
+		}
+	}
+	return 0
+}
+
+func (v *vclock) set(g GID, t uint32) {
+	c := v.own(int(g) >> clockChunkBits)
+	j := int32(g & clockChunkMask)
+	c.t[j] = t
+	if j >= c.n {
+		c.n = j + 1
+	}
+}
+
+// own returns chunk i of v, made or copied so that v is its only holder.
+func (v *vclock) own(i int) *clockChunk {
+	if i >= len(v.c) {
+		v.grow(i + 1)
+	}
+	c := v.c[i]
+	switch {
+	case c == nil:
+		c = &clockChunk{refs: 1}
+	case c.refs > 1:
+		c.refs--
+		cp := &clockChunk{n: c.n, refs: 1}
+		copy(cp.t[:c.n], c.t[:c.n])
+		c = cp
+	default:
+		return c
+	}
+	v.c[i] = c
+	return c
+}
+
+// grow makes v n chunks long, the new ones nil.
+func (v *vclock) grow(n int) {
+	if n <= cap(v.c) {
+		v.c = v.c[:n]
+		return
+	}
+	v.c = append(v.c, make([]*clockChunk, n-len(v.c))...)
+}
+
+// join makes v the element-wise maximum of v and o.
+func (v *vclock) join(o vclock) {
+	if len(v.c) < len(o.c) {
+		v.grow(len(o.c))
+	}
+	for i, oc := range o.c {
+		c := v.c[i]
+		if oc == nil || c == oc {
+			continue
+		}
+		if c == nil {
+			oc.refs++
+			v.c[i] = oc
+			continue
+		}
+		if !oc.exceeds(c) {
+			continue // c is already at least oc
+		}
+		if c.refs > 1 && !c.exceeds(oc) {
+			// oc is at least c: hold oc instead of copying c to raise it to oc.
+			c.refs--
+			oc.refs++
+			v.c[i] = oc
+			continue
+		}
+		c = v.own(i)
+		for j, t := range oc.t[:oc.n] {
+			if t > c.t[j] {
+				c.t[j] = t
+			}
+		}
+		c.n = max(c.n, oc.n)
+	}
+}
+
+// exceeds reports whether some time of c is later than o's.
+func (c *clockChunk) exceeds(o *clockChunk) bool {
+	for j, t := range c.t[:c.n] {
+		if t > o.t[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// release drops v's chunks, leaving it empty (all 0) with its slice kept for reuse.
+func (v *vclock) release() {
+	for i, c := range v.c {
+		if c != nil {
+			c.refs--
+			v.c[i] = nil
+		}
+	}
+	v.c = v.c[:0]
+}
+
+// flat returns v as one time per goroutine, up to the last goroutine with a time.
+func (v vclock) flat() []uint32 {
+	var out []uint32
+	for i, c := range v.c {
+		if c == nil || c.n == 0 {
+			continue
+		}
+		base := i << clockChunkBits
+		if len(out) < base {
+			out = append(out, make([]uint32, base-len(out))...)
+		}
+		out = append(out[:base], c.t[:c.n]...)
+	}
+	return out
+}

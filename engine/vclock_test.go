@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestVClockAgainstDense runs random sequences of set, join and release on chunked clocks that
+// share chunks, next to plain slices, and checks that every clock reads as its slice after every
+// operation: sharing a chunk never lets a write to one clock show in another.
+func TestVClockAgainstDense(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		goroutines int
+		clocks     int
+	}{
+		{"one chunk", 10, 4},
+		{"chunk boundary", 130, 5},
+		{"many chunks", 1000, 8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(tt.goroutines)))
+			clocks := make([]vclock, tt.clocks)
+			dense := make([][]uint32, tt.clocks)
+			for i := range dense {
+				dense[i] = make([]uint32, tt.goroutines)
+			}
+			for step := range 20000 {
+				a := rng.IntN(tt.clocks)
+				switch op := rng.IntN(10); {
+				case op < 4:
+					g := GID(rng.IntN(tt.goroutines))
+					v := dense[a][g] + 1 + uint32(rng.IntN(3))
+					clocks[a].set(g, v)
+					dense[a][g] = v
+				case op < 9:
+					b := rng.IntN(tt.clocks)
+					clocks[a].join(clocks[b])
+					for g := range dense[a] {
+						dense[a][g] = max(dense[a][g], dense[b][g])
+					}
+				default:
+					clocks[a].release()
+					clear(dense[a])
+				}
+				for i := range clocks {
+					for g := range tt.goroutines {
+						if got := clocks[i].get(GID(g)); got != dense[i][g] {
+							t.Fatalf("step %d: clock %d at goroutine %d = %d, want %d", step, i, g, got, dense[i][g])
+						}
+					}
+					want := dense[i]
+					for len(want) > 0 && want[len(want)-1] == 0 {
+						want = want[:len(want)-1]
+					}
+					got := clocks[i].flat()
+					for len(got) > 0 && got[len(got)-1] == 0 {
+						got = got[:len(got)-1]
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("step %d: clock %d flat = %v, want %v", step, i, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestVClockShares: a clock that joins one it has nothing of holds the other's chunks, not
+// copies, and a write to either afterwards copies only the chunk written.
+func TestVClockShares(t *testing.T) {
+	var a, b vclock
+	for g := GID(0); g < 3*clockChunkLen; g += 7 {
+		a.set(g, uint32(g)+1)
+	}
+	b.join(a)
+	for i := range a.c {
+		if a.c[i] != b.c[i] {
+			t.Fatalf("chunk %d copied by join into an empty clock", i)
+		}
+	}
+	b.set(clockChunkLen+1, 1000)
+	if a.get(clockChunkLen+1) == 1000 {
+		t.Fatal("a write to the clock that shares a chunk changed the other")
+	}
+	if a.c[1] == b.c[1] || a.c[0] != b.c[0] || a.c[2] != b.c[2] {
+		t.Fatal("a write copied other chunks than the one written, or not that one")
+	}
+}

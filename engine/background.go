@@ -119,7 +119,7 @@ func (e *Exec) lockCycleFrom(start *goroutine) []*goroutine {
 
 // lockHolder returns the goroutine holding the mutex g waits to lock, or nil.
 func (e *Exec) lockHolder(g *goroutine) *goroutine {
-	if g.done || g.enabled || g.pending.Kind != OpLock {
+	if g.done || g.enabled() || g.pending.Kind != OpLock {
 		return nil
 	}
 	v, ok := e.shadow[shadowKey{g.pending.Obj, shadowMutex}]

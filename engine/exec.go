@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +33,6 @@ type goroutine struct {
 	fn      func()
 
 	pending   Op      // the operation it executes when picked
-	enabled   bool    // pending can proceed (or the goroutine is running)
 	done      bool    // returned, or exited
 	starting  bool    // started eagerly: hands back to its parent at its first point
 	lazy      bool    // not running yet: its pending operation is OpStart
@@ -42,16 +42,11 @@ type goroutine struct {
 	stack     []Frame
 
 	wakeAt int64 // OpSleep: virtual time to wake at
-	// since is the step at which the goroutine last ran or was last enabled (fair.go).
-	since int
 	// parkedEpoch and parkedSince record that synctest.Wait found the goroutine durably
 	// blocked (synctest.go): it still is while the epoch is the execution's and since has
 	// not changed.
 	parkedEpoch int
 	parkedSince int
-	// blockedJumps is the number of clock jumps when the goroutine was last disabled: once
-	// the clock jumped since, it has been blocked while every goroutine was (synctest.go).
-	blockedJumps int
 
 	vc vclock // the race detector's vector clock
 }
@@ -63,19 +58,17 @@ type blocker interface {
 
 // waitq is the list of goroutines waiting for an object's state to change.
 type waitq struct {
-	gs []*goroutine
+	ids []GID
+	// uniform says every waiter waits for the same state of the object (a mutex to be
+	// unlocked): they can all proceed or none can, so notify asks the first.
+	uniform bool
 }
 
-func (q *waitq) add(g *goroutine) { q.gs = append(q.gs, g) }
+func (q *waitq) add(g *goroutine) { q.ids = append(q.ids, g.id) }
 
 func (q *waitq) remove(g *goroutine) {
-	for i, w := range q.gs {
-		if w == g {
-			copy(q.gs[i:], q.gs[i+1:])
-			q.gs[len(q.gs)-1] = nil
-			q.gs = q.gs[:len(q.gs)-1]
-			return
-		}
+	if i := slices.Index(q.ids, g.id); i >= 0 {
+		q.ids = slices.Delete(q.ids, i, i+1)
 	}
 }
 
@@ -113,6 +106,14 @@ type Exec struct {
 
 	gs      []*goroutine
 	enabled []GID // sorted
+	// en, since and jumps are per goroutine, by GID, kept apart from the goroutines so that
+	// enabling or disabling a mutex's thousand waiters touches only them: whether it is
+	// enabled (it can proceed, or it is running); the step at which it last ran or was last
+	// enabled (fair.go); the number of clock jumps when it was last disabled — once the clock
+	// jumped since, it has been blocked while every goroutine was (synctest.go).
+	en      []bool
+	since   []int
+	jumps   []int
 	cur     *goroutine
 	steps   int
 	last    GID
@@ -194,6 +195,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.maxSteps = maxSteps
 	e.gs = e.gs[:0]
 	e.enabled = e.enabled[:0]
+	e.en, e.since, e.jumps = e.en[:0], e.since[:0], e.jumps[:0]
 	e.cur = nil
 	e.steps = 0
 	e.last = NoGoroutine
@@ -262,7 +264,7 @@ func exitIfOrphan() {
 
 // setEnabled records whether g can be picked.
 func (e *Exec) setEnabled(g *goroutine, on bool) {
-	if g.enabled == on {
+	if e.en[g.id] == on {
 		return
 	}
 	e.flip(g, on)
@@ -279,14 +281,19 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 }
 
 // flip changes whether g is enabled, leaving e.enabled to the caller.
-func (e *Exec) flip(g *goroutine, on bool) {
-	g.enabled = on
+func (e *Exec) flip(g *goroutine, on bool) { e.flipID(g.id, on) }
+
+func (e *Exec) flipID(id GID, on bool) {
+	e.en[id] = on
 	if on {
-		g.since = e.steps
+		e.since[id] = e.steps
 	} else {
-		g.blockedJumps = e.clock.jumps
+		e.jumps[id] = e.clock.jumps
 	}
 }
+
+// enabled reports whether g can be picked (or is running).
+func (g *goroutine) enabled() bool { return g.e.en[g.id] }
 
 // notifyOneByOne is the number of waiters up to which notify updates the enabled list one
 // goroutine at a time (a sorted insertion each); with more, it rebuilds the list once, so that
@@ -295,24 +302,37 @@ const notifyOneByOne = 8
 
 // notify re-evaluates the goroutines waiting in q after the object behind q changed.
 func (e *Exec) notify(q *waitq) {
-	if len(q.gs) <= notifyOneByOne {
-		for _, w := range q.gs {
+	if len(q.ids) <= notifyOneByOne {
+		for _, id := range q.ids {
+			w := e.gs[id]
 			e.setEnabled(w, w.blockedOn.ready(w))
 		}
 		return
 	}
 	changed := false
-	for _, w := range q.gs {
-		if on := w.blockedOn.ready(w); on != w.enabled {
-			e.flip(w, on)
-			changed = true
+	if q.uniform {
+		first := e.gs[q.ids[0]]
+		on := first.blockedOn.ready(first)
+		for _, id := range q.ids {
+			if e.en[id] != on {
+				e.flipID(id, on)
+				changed = true
+			}
+		}
+	} else {
+		for _, id := range q.ids {
+			w := e.gs[id]
+			if on := w.blockedOn.ready(w); on != e.en[id] {
+				e.flipID(id, on)
+				changed = true
+			}
 		}
 	}
 	if changed {
 		e.enabled = e.enabled[:0]
-		for _, g := range e.gs {
-			if g.enabled {
-				e.enabled = append(e.enabled, g.id)
+		for id, on := range e.en {
+			if on {
+				e.enabled = append(e.enabled, GID(id))
 			}
 		}
 	}
@@ -473,19 +493,19 @@ func (e *Exec) decide() *goroutine {
 	}
 	d.Last = e.last
 	// A goroutine that is done is never enabled (exit disables it).
-	d.LastEnabled = e.last >= 0 && e.gs[e.last].enabled
+	d.LastEnabled = e.last >= 0 && e.en[e.last]
 	d.LastOp = e.lastOp
 	if d.LastEnabled && e.fairYield() {
 		d.LastOp = OpYield
 	}
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
-	if uint(id) >= uint(len(e.gs)) || !e.gs[id].enabled || (d.starving && id != d.Enabled[0]) {
+	if uint(id) >= uint(len(e.gs)) || !e.en[id] || (d.starving && id != d.Enabled[0]) {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
 		return nil
 	}
 	next := e.gs[id]
-	next.since = e.steps
+	e.since[id] = e.steps
 	if d.LastEnabled && id != e.last {
 		e.result.Preemptions++
 	}

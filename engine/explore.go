@@ -482,7 +482,7 @@ func (g *goroutine) status() string {
 	switch {
 	case g.done:
 		return "done"
-	case !g.enabled:
+	case !g.enabled():
 		return "blocked"
 	}
 	return "enabled"

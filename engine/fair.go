@@ -56,11 +56,11 @@ const starveCheck = 63
 func (e *Exec) unstarve() []GID {
 	oldest := e.enabled[0]
 	for _, id := range e.enabled[1:] {
-		if e.gs[id].since < e.gs[oldest].since {
+		if e.since[id] < e.since[oldest] {
 			oldest = id
 		}
 	}
-	if e.steps-e.gs[oldest].since < starveFactor*e.fairSteps {
+	if e.steps-e.since[oldest] < starveFactor*e.fairSteps {
 		return e.enabled
 	}
 	e.starved[0] = oldest

@@ -18,7 +18,9 @@ type mutexState struct {
 func (m *mutexState) ready(*goroutine) bool { return !m.locked }
 
 func mutexOf(e *Exec, mu *sync.Mutex) *mutexState {
-	return lookup(e, uintptr(unsafe.Pointer(mu)), shadowMutex, func() *mutexState { return &mutexState{owner: NoGoroutine} })
+	return lookup(e, uintptr(unsafe.Pointer(mu)), shadowMutex, func() *mutexState {
+		return &mutexState{owner: NoGoroutine, waiters: waitq{uniform: true}}
+	})
 }
 
 // Lock is mu.Lock().

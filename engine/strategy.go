@@ -114,8 +114,7 @@ func (d *Decision) IsEnabled(g GID) bool {
 	if d.starving {
 		return g == d.Enabled[0]
 	}
-	x := d.e.gs[g]
-	return x.enabled && !x.done
+	return d.e.en[g] && !d.e.gs[g].done
 }
 
 // Choice is a nondeterministic data choice: which of N alternatives is taken.

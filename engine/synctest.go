@@ -44,8 +44,8 @@ func SynctestWait(pos Pos) {
 	// does after Wait (select.go).
 	e.parkEpoch++
 	for _, o := range e.gs {
-		if o != g && !o.done && !o.enabled {
-			o.parkedEpoch, o.parkedSince = e.parkEpoch, o.since
+		if o != g && !o.done && !e.en[o.id] {
+			o.parkedEpoch, o.parkedSince = e.parkEpoch, e.since[o.id]
 		}
 	}
 }
@@ -54,8 +54,9 @@ func SynctestWait(pos Pos) {
 // synctest.Wait found it so and it has not moved since, or the clock jumped while it was
 // blocked — every goroutine was blocked then, and time passed: in Go it has parked.
 func (g *goroutine) parked() bool {
-	if g.enabled || g.done {
+	e := g.e
+	if e.en[g.id] || g.done {
 		return false
 	}
-	return g.e.clock.jumps > g.blockedJumps || (g.e.parkEpoch > 0 && g.parkedEpoch == g.e.parkEpoch && g.parkedSince == g.since)
+	return e.clock.jumps > e.jumps[g.id] || (e.parkEpoch > 0 && g.parkedEpoch == e.parkEpoch && g.parkedSince == e.since[g.id])
 }

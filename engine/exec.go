@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -111,7 +112,7 @@ type Exec struct {
 	// enabled (it can proceed, or it is running); the step at which it last ran or was last
 	// enabled (fair.go); the number of clock jumps when it was last disabled — once the clock
 	// jumped since, it has been blocked while every goroutine was (synctest.go).
-	en      []bool
+	en      enabledSet
 	since   []int
 	jumps   []int
 	cur     *goroutine
@@ -195,7 +196,8 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.maxSteps = maxSteps
 	e.gs = e.gs[:0]
 	e.enabled = e.enabled[:0]
-	e.en, e.since, e.jumps = e.en[:0], e.since[:0], e.jumps[:0]
+	e.en.reset()
+	e.since, e.jumps = e.since[:0], e.jumps[:0]
 	e.cur = nil
 	e.steps = 0
 	e.last = NoGoroutine
@@ -264,7 +266,7 @@ func exitIfOrphan() {
 
 // setEnabled records whether g can be picked.
 func (e *Exec) setEnabled(g *goroutine, on bool) {
-	if e.en[g.id] == on {
+	if e.en.has(g.id) == on {
 		return
 	}
 	e.flip(g, on)
@@ -284,7 +286,7 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 func (e *Exec) flip(g *goroutine, on bool) { e.flipID(g.id, on) }
 
 func (e *Exec) flipID(id GID, on bool) {
-	e.en[id] = on
+	e.en.set(id, on)
 	if on {
 		e.since[id] = e.steps
 	} else {
@@ -293,7 +295,7 @@ func (e *Exec) flipID(id GID, on bool) {
 }
 
 // enabled reports whether g can be picked (or is running).
-func (g *goroutine) enabled() bool { return g.e.en[g.id] }
+func (g *goroutine) enabled() bool { return g.e.en.has(g.id) }
 
 // notifyOneByOne is the number of waiters up to which notify updates the enabled list one
 // goroutine at a time (a sorted insertion each); with more, it rebuilds the list once, so that
@@ -314,7 +316,7 @@ func (e *Exec) notify(q *waitq) {
 		first := e.gs[q.ids[0]]
 		on := first.blockedOn.ready(first)
 		for _, id := range q.ids {
-			if e.en[id] != on {
+			if e.en.has(id) != on {
 				e.flipID(id, on)
 				changed = true
 			}
@@ -322,19 +324,14 @@ func (e *Exec) notify(q *waitq) {
 	} else {
 		for _, id := range q.ids {
 			w := e.gs[id]
-			if on := w.blockedOn.ready(w); on != e.en[id] {
+			if on := w.blockedOn.ready(w); on != e.en.has(id) {
 				e.flipID(id, on)
 				changed = true
 			}
 		}
 	}
 	if changed {
-		e.enabled = e.enabled[:0]
-		for id, on := range e.en {
-			if on {
-				e.enabled = append(e.enabled, GID(id))
-			}
-		}
+		e.enabled = e.en.appendTo(e.enabled[:0])
 	}
 }
 
@@ -493,14 +490,14 @@ func (e *Exec) decide() *goroutine {
 	}
 	d.Last = e.last
 	// A goroutine that is done is never enabled (exit disables it).
-	d.LastEnabled = e.last >= 0 && e.en[e.last]
+	d.LastEnabled = e.last >= 0 && e.en.has(e.last)
 	d.LastOp = e.lastOp
 	if d.LastEnabled && e.fairYield() {
 		d.LastOp = OpYield
 	}
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
-	if uint(id) >= uint(len(e.gs)) || !e.en[id] || (d.starving && id != d.Enabled[0]) {
+	if uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.Enabled[0]) {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
 		return nil
 	}
@@ -620,4 +617,41 @@ func (e *Exec) end() {
 	}
 	e.ended = true
 	e.done <- struct{}{}
+}
+
+// enabledSet is the set of enabled goroutines as one bit per GID: the sorted list of them
+// (Exec.enabled) is rebuilt from it a word at a time.
+type enabledSet struct{ words []uint64 }
+
+func (s *enabledSet) reset() {
+	clear(s.words)
+	s.words = s.words[:0]
+}
+
+// grow makes room for n goroutines.
+func (s *enabledSet) grow(n int) {
+	for len(s.words)*64 < n {
+		s.words = append(s.words, 0)
+	}
+}
+
+func (s *enabledSet) has(g GID) bool { return s.words[g>>6]&(1<<(g&63)) != 0 }
+
+func (s *enabledSet) set(g GID, on bool) {
+	if on {
+		s.words[g>>6] |= 1 << (g & 63)
+	} else {
+		s.words[g>>6] &^= 1 << (g & 63)
+	}
+}
+
+// appendTo appends the goroutines of the set to ids in increasing order.
+func (s *enabledSet) appendTo(ids []GID) []GID {
+	for i, w := range s.words {
+		for w != 0 {
+			ids = append(ids, GID(i<<6+bits.TrailingZeros64(w)))
+			w &= w - 1
+		}
+	}
+	return ids
 }

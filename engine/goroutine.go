@@ -50,7 +50,8 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 	g.created = pos
 	g.fn = f
 	e.gs = append(e.gs, g)
-	e.en, e.since, e.jumps = append(e.en, false), append(e.since, 0), append(e.jumps, 0)
+	e.en.grow(len(e.gs))
+	e.since, e.jumps = append(e.since, 0), append(e.jumps, 0)
 	return g
 }
 

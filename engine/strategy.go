@@ -114,7 +114,7 @@ func (d *Decision) IsEnabled(g GID) bool {
 	if d.starving {
 		return g == d.Enabled[0]
 	}
-	return d.e.en[g] && !d.e.gs[g].done
+	return d.e.en.has(g) && !d.e.gs[g].done
 }
 
 // Choice is a nondeterministic data choice: which of N alternatives is taken.

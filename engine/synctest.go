@@ -44,7 +44,7 @@ func SynctestWait(pos Pos) {
 	// does after Wait (select.go).
 	e.parkEpoch++
 	for _, o := range e.gs {
-		if o != g && !o.done && !e.en[o.id] {
+		if o != g && !o.done && !e.en.has(o.id) {
 			o.parkedEpoch, o.parkedSince = e.parkEpoch, e.since[o.id]
 		}
 	}
@@ -55,7 +55,7 @@ func SynctestWait(pos Pos) {
 // blocked — every goroutine was blocked then, and time passed: in Go it has parked.
 func (g *goroutine) parked() bool {
 	e := g.e
-	if e.en[g.id] || g.done {
+	if e.en.has(g.id) || g.done {
 		return false
 	}
 	return e.clock.jumps > e.jumps[g.id] || (e.parkEpoch > 0 && g.parkedEpoch == e.parkEpoch && g.parkedSince == e.since[g.id])

@@ -386,7 +386,6 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 		}
 		return nil, log.String(), errors.New(msg)
 	}
-	result.PeakMemory = peakMemory(cmd.ProcessState)
 	return result, log.String(), nil
 }
 

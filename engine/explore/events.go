@@ -50,8 +50,8 @@ type Event struct {
 	DetectionSchedules int    `json:"DetectionSchedules,omitempty"`
 	Races              int    `json:"Races,omitempty"`
 	Findings           string `json:"Findings,omitempty"`
-	// PeakMemory is the peak resident memory of the test process in bytes, filled in by the
-	// interleave command that ran it (result only; 0 where the system does not say).
+	// PeakMemory is the peak resident memory of the test process so far, in bytes (result
+	// only; 0 where the system does not say).
 	PeakMemory int64 `json:"PeakMemory,omitempty"`
 
 	// Result only.
@@ -128,6 +128,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
 		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
 		FirstBug: rep.FirstAt, Probes: rep.Probes, Fingerprints: rep.Fingerprints,
+		PeakMemory: peakMemory(),
 	}
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()

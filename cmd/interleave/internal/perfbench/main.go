@@ -71,6 +71,10 @@ type bench struct {
 }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == measureFlag {
+		measureChild(os.Args[2:])
+		return
+	}
 	reps := flag.Int("reps", 3, "runs of each measurement; the table shows the median")
 	cold := flag.Bool("cold", false, "measure the start-up on fresh build caches too")
 	out := flag.String("o", "", "write the table to `file` too")
@@ -196,7 +200,7 @@ func row(w io.Writer, name string, il, gt []measure) {
 // against the native test binary's per run.
 func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "## Per schedule (interleave test) and per run (native test binary)\n\n")
-	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1`, default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak.\n\n")
+	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1`, default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory, its VmHWM). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak (rusage, started from a small process).\n\n")
 	fmt.Fprintf(w, "| test | N (interleave / native) | interleave per schedule | native per run | ratio | interleave peak | native peak | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range cases {
 		var ilTime, ilPeak, nTime, nPeak []float64
@@ -207,7 +211,7 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 			}
 			ilTime = append(ilTime, ev.Elapsed/float64(ev.Schedules))
 			ilPeak = append(ilPeak, float64(ev.PeakMemory))
-			m, err := b.run(ctx, b.perfDir, nil, b.native, "-test.run", "^"+c.test+"$", "-test.count="+strconv.Itoa(c.count))
+			m, err := b.measured(ctx, b.perfDir, b.native, "-test.run", "^"+c.test+"$", "-test.count="+strconv.Itoa(c.count))
 			if err != nil {
 				return err
 			}
@@ -291,16 +295,65 @@ func (b *bench) run(ctx context.Context, dir string, env []string, name string, 
 	if err != nil {
 		return measure{}, fmt.Errorf("(cd %s && %s %s): %v\n%s", dir, name, strings.Join(args, " "), err, out.Bytes())
 	}
-	m := measure{wall: wall}
 	// The rusage of a waited-for process covers its own waited-for children: the peak is that
 	// of the largest process of the tree (the test binary under go test or interleave test).
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.peak = int64(ru.Maxrss) * 1024
-		if runtime.GOOS == "darwin" {
-			m.peak = int64(ru.Maxrss)
-		}
+	return measure{wall: wall, peak: rusagePeak(cmd.ProcessState)}, nil
+}
+
+// measureFlag makes perfbench run a command and print its peak resident memory (measureChild).
+const measureFlag = "-measure-child"
+
+// measured runs a command through a second perfbench process, which measures its peak memory:
+// a child's peak as the system reports it counts the memory its parent had when it started
+// (Linux counts the parent's memory high-water mark at the exec), so the command is started
+// from a small process, not from this one, which has grown by reading the other commands'
+// output.
+func (b *bench) measured(ctx context.Context, dir, name string, args ...string) (measure, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return measure{}, err
 	}
-	return m, nil
+	b.remember(dir, name, args)
+	cmd := exec.CommandContext(ctx, self, append([]string{measureFlag, name}, args...)...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	wall := time.Since(start)
+	if err != nil {
+		return measure{}, fmt.Errorf("(cd %s && %s %s): %v\n%s", dir, name, strings.Join(args, " "), err, stderr.Bytes())
+	}
+	peak, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return measure{}, fmt.Errorf("%s %s: measuring process printed %q: %v", name, strings.Join(args, " "), out, err)
+	}
+	return measure{wall: wall, peak: peak}, nil
+}
+
+// measureChild runs args and prints the peak resident memory of that process in bytes; the
+// command's output goes to stderr. It exits with the command's status.
+func measureChild(args []string) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(rusagePeak(cmd.ProcessState))
+}
+
+// rusagePeak is the peak resident memory in bytes of an ended process and its waited-for
+// children.
+func rusagePeak(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
 }
 
 // remember records a command line for the report, once, the temporary directory as $TMP.

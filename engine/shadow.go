@@ -26,7 +26,7 @@ import (
 const (
 	// pinLimit is how much the heap may grow during an execution before the shadow stops
 	// pinning: at most that much memory is kept alive only for the detector's sake.
-	pinLimit = 16 << 20
+	pinLimit = 4 << 20
 	// checkEvery is how many new addresses an execution sees between looks at the heap; the
 	// first look, at baselineAt, takes the baseline.
 	checkEvery = 64

@@ -13,3 +13,6 @@ func SetShadowWeak(weak bool) bool {
 	shadowStartWeak = weak
 	return old
 }
+
+// ShadowWeakMade returns how many weak pointers the shadows have made so far.
+func ShadowWeakMade() int { return shadowWeakMade }

@@ -14,29 +14,46 @@ import (
 // with the dead object's (that would be a false race). Each execution starts pinning: the
 // shadow keeps a pointer to every address it has seen, so that no object it holds history for
 // is freed before the execution ends. That costs nothing per access and suits the small tests
-// that most executions are. An execution that pins a lot of memory — the heap has grown by
-// more than pinLimit since its first addresses, checked every checkEvery new addresses —
+// that most executions are. An execution that pins a lot of memory — the live heap (as the
+// last collection found it) has grown by more than pinLimit, beside the shadow's own growth,
+// since its first addresses, checked every checkEvery new addresses —
 // switches the shadow to weak mode for the rest of the exploration: each word holds a weak
 // pointer to its object instead of a pin (package weak), an access to an address whose object
 // has died starts a new history, and the words of dead objects are dropped as the table grows.
 // A weak pointer is cleared when the collector sweeps its object, before the object's memory
 // can be allocated again, so a word whose weak pointer is still set is about the object that is
 // there now.
+//
+// The runtime keeps a span's weak pointers in a list that each new one is inserted into by a
+// walk, so weak pointers to thousands of addresses of one object (a buffer written byte by
+// byte) would cost time quadratic in their number. A weak pointer is therefore made for the
+// address rounded down to 8 bytes (in the same object: objects are 8-byte aligned), and at most
+// maxWeakPerPage are held at once per 8 KiB page (one whose object died no longer counts); the
+// further addresses of the page are pinned, as in pinning mode, until the execution ends.
 
 const (
 	// pinLimit is how much the heap may grow during an execution before the shadow stops
 	// pinning: at most that much memory is kept alive only for the detector's sake.
-	pinLimit = 4 << 20
+	pinLimit = 1 << 20
 	// checkEvery is how many new addresses an execution sees between looks at the heap; the
 	// first look, at baselineAt, takes the baseline.
 	checkEvery = 64
 	baselineAt = 64
 	// minPrune is the number of words below which weak mode does not look for dead objects.
 	minPrune = 1 << 16
+	// maxWeakPerPage bounds the weak pointers made for the addresses of one page of memory.
+	maxWeakPerPage = 8
+	// indexEntryCost estimates the memory of an entry of the shadow's index, with the tables
+	// the map left behind as it grew.
+	indexEntryCost = 64
 )
 
-// shadowStartWeak makes new detectors start in weak mode (for tests).
-var shadowStartWeak bool
+// shadowStartWeak makes new detectors start in weak mode, and shadowWeakMade counts the weak
+// pointers made (for tests).
+var (
+	shadowStartWeak bool
+	shadowWeakMade  int
+)
 
 // shadow maps addresses to their words of history (race.go).
 type shadow struct {
@@ -52,6 +69,8 @@ type shadow struct {
 	objects []shadowObject
 	// free lists the words of dead objects, for reuse (weak mode).
 	free []int32
+	// weakPerPage counts the weak pointers the words hold, by page (weak mode).
+	weakPerPage map[uintptr]uint8
 	// added counts the new addresses of this execution; heapBase is the heap's size when it
 	// reached baselineAt.
 	added    int
@@ -80,6 +99,7 @@ func (s *shadow) reset() {
 	clear(s.objects)
 	s.objects = s.objects[:0]
 	s.free = s.free[:0]
+	clear(s.weakPerPage)
 	s.added = 0
 	s.pruneAt = minPrune
 }
@@ -95,7 +115,8 @@ func (s *shadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
 	if o := &s.objects[i]; s.weak && o.tracked && o.obj.Value() == nil {
 		// The object the history is about is dead: addr is another object's now.
 		*w = word{reads: w.reads[:0]}
-		o.obj = weak.Make((*byte)(addr))
+		s.dropWeak(o)
+		*o = s.object(addr)
 	}
 	return w
 }
@@ -127,17 +148,18 @@ func (s *shadow) add(addr unsafe.Pointer) *word {
 	*w = word{reads: w.reads[:0]}
 	s.index[uintptr(addr)] = i
 	if s.weak {
-		s.objects[i] = makeShadowObject(addr)
+		s.objects[i] = s.object(addr)
 	} else {
 		s.pins = append(s.pins, addr)
 	}
 	return w
 }
 
-// checkHeap takes the heap's size, and switches to weak mode when it has grown by more than
-// pinLimit since the baseline.
+// checkHeap takes the live heap's size, and switches to weak mode when it has grown by more
+// than pinLimit beside the shadow's own growth since the baseline. The live heap is what the
+// last collection marked: the garbage made since (a map's old table) does not count.
 func (s *shadow) checkHeap() {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() != metrics.KindUint64 {
 		return // not reported by this runtime: keep pinning
@@ -147,20 +169,30 @@ func (s *shadow) checkHeap() {
 		s.heapBase = heap
 		return
 	}
-	if heap > s.heapBase+pinLimit {
+	if heap > s.heapBase+s.ownBytes()+pinLimit {
 		s.goWeak()
 	}
 }
 
-// goWeak switches to weak mode: every word gets a weak pointer to its object, and the pins go.
+// ownBytes estimates the memory the shadow itself holds, which the heap's growth counts but
+// pinning does not cost: its arrays twice over (the ones they outgrew are garbage until the
+// next collection) and its index.
+func (s *shadow) ownBytes() uint64 {
+	arrays := uint64(cap(s.words))*uint64(unsafe.Sizeof(word{})) + uint64(cap(s.pins))*uint64(unsafe.Sizeof(unsafe.Pointer(nil)))
+	return 2*arrays + uint64(len(s.index))*indexEntryCost
+}
+
+// goWeak switches to weak mode: the words get weak pointers to their objects instead of pins
+// (within maxWeakPerPage).
 func (s *shadow) goWeak() {
 	s.weak = true
+	pinned := s.pins
+	s.pins = make([]unsafe.Pointer, 0, 64)
 	s.objects = s.objects[:0]
-	for _, p := range s.pins {
-		s.objects = append(s.objects, makeShadowObject(p))
+	for _, p := range pinned {
+		s.objects = append(s.objects, s.object(p))
 	}
-	clear(s.pins)
-	s.pins = s.pins[:0]
+	clear(pinned)
 }
 
 // prune drops the words of dead objects and sets when to look again: when the words in use
@@ -169,6 +201,7 @@ func (s *shadow) prune() {
 	for i := range s.objects {
 		if o := &s.objects[i]; o.tracked && o.obj.Value() == nil {
 			delete(s.index, o.addr)
+			s.dropWeak(o)
 			*o = shadowObject{}
 			s.words[i] = word{reads: s.words[i].reads[:0]}
 			s.free = append(s.free, int32(i))
@@ -176,12 +209,32 @@ func (s *shadow) prune() {
 	}
 	s.pruneAt = max(minPrune, 2*(len(s.words)-len(s.free)))
 }
-func makeShadowObject(p unsafe.Pointer) shadowObject {
+
+// object returns what weak mode keeps of the object at p: a weak pointer to it, or, past the
+// page's budget of weak pointers, a pin.
+func (s *shadow) object(p unsafe.Pointer) shadowObject {
 	o := shadowObject{addr: uintptr(p)}
+	if s.weakPerPage == nil {
+		s.weakPerPage = make(map[uintptr]uint8)
+	}
+	page := uintptr(p) >> 13
+	if s.weakPerPage[page] >= maxWeakPerPage {
+		s.pins = append(s.pins, p)
+		return o
+	}
+	s.weakPerPage[page]++
+	shadowWeakMade++
 	if managedByGo(p) {
-		o.obj, o.tracked = weak.Make((*byte)(p)), true
+		o.obj, o.tracked = weak.Make((*byte)(unsafe.Add(p, -int(uintptr(p)&7)))), true
 	}
 	return o
+}
+
+// dropWeak uncounts the weak pointer of o, whose object died.
+func (s *shadow) dropWeak(o *shadowObject) {
+	if page := o.addr >> 13; s.weakPerPage[page] > 0 {
+		s.weakPerPage[page]--
+	}
 }
 
 // managedByGo reports whether p points into memory the Go runtime allocated (the heap or a

@@ -138,3 +138,40 @@ func TestShadowSwitchesToWeak(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowWeakPointersPerPage: writing every byte of a 64 KiB buffer in weak mode makes at
+// most maxWeakPerPage (8) weak pointers per page of it, not one per byte — the runtime inserts
+// each into a list walked from the start, so one per byte would take time quadratic in the
+// buffer's size — and the bytes past the budget are pinned, so a race on them is still seen.
+func TestShadowWeakPointersPerPage(t *testing.T) {
+	weakShadow(t, func() {
+		before := engine.ShadowWeakMade()
+		const size = 64 << 10
+		body := func(t *engine.T) {
+			buf := make([]byte, size)
+			var wg sync.WaitGroup
+			engine.WGAdd(&wg, 1, "b.go:1")
+			engine.Go(func() {
+				engine.Write(unsafe.Pointer(&buf[size-1]), "b.go:2")
+				buf[size-1] = 2
+				engine.WGDone(&wg, "b.go:3")
+			}, "b.go:4")
+			for i := range buf {
+				engine.Write(unsafe.Pointer(&buf[i]), "b.go:5")
+				buf[i] = 1
+			}
+			engine.WGWait(&wg, "b.go:6")
+		}
+		rep := engine.Explore(body, engine.Config{Strategy: randomStrategy(3), Schedules: 1, Races: true, Points: engine.PointsSync})
+		if rep.First != nil || rep.Err != nil {
+			t.Fatalf("bug %v, error %v", rep.First, rep.Err)
+		}
+		// Two executions: the schedule, and its replay that finds the race's stacks.
+		if made, limit := engine.ShadowWeakMade()-before, 2*(8*(size/8192+1)+8); made > limit {
+			t.Errorf("%d weak pointers made for a %d-byte buffer written byte by byte, want at most %d", made, size, limit)
+		}
+		if got := racePairs(rep); !slices.Equal(got, []string{"b.go:2~b.go:5"}) {
+			t.Errorf("races %q, want the write of the last byte by both goroutines", got)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -43,4 +44,33 @@ func BenchmarkManyGoroutines(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/goroutine")
 		})
 	}
+}
+
+// limitedGroup is errgroup's TestGoLimit in the engine's API: the body starts 1,025 goroutines,
+// at most 10 at a time (a semaphore channel of capacity 10 it sends to before each go
+// statement), each of which adds to a counter, sleeps a microsecond, subtracts, and frees its
+// slot: many goroutines over the execution, few at once.
+func limitedGroup(t *engine.T) {
+	const limit, n = 10, 1025
+	sem := engine.MakeChan[struct{}](limit, "l.go:1")
+	var wg sync.WaitGroup
+	var active int32
+	for i := 0; i < n; i++ {
+		engine.Send(sem, struct{}{}, "l.go:2")
+		engine.WGAdd(&wg, 1, "l.go:3")
+		engine.Go(func() {
+			engine.AtomicAddInt32(&active, 1, "l.go:4")
+			engine.Sleep(time.Microsecond, "l.go:5")
+			engine.AtomicAddInt32(&active, -1, "l.go:6")
+			engine.Recv(sem, "l.go:7")
+			engine.WGDone(&wg, "l.go:8")
+		}, "l.go:9")
+	}
+	engine.WGWait(&wg, "l.go:10")
+}
+
+// BenchmarkLimitedGroup is one execution of limitedGroup, races detected.
+func BenchmarkLimitedGroup(b *testing.B) {
+	engine.Explore(limitedGroup, engine.Config{Strategy: strategy.NewRandom(1), Schedules: b.N, Races: true})
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1025, "ns/goroutine")
 }

@@ -10,7 +10,7 @@
 //     race detection) against the native test binary's time per run (-test.count), and the
 //     exploring process's peak resident memory (the result's PeakMemory) against the native
 //     test binary's;
-//   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines' in engine,
+//   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines|LimitedGroup' in engine,
 //     whose figures are ratios measured in that one run.
 //
 // Run it from the repository root (about two minutes, four with -cold):
@@ -263,7 +263,7 @@ func (b *bench) explore(ctx context.Context, c perfCase) (*resultEvent, error) {
 
 // engineRatios runs the engine's hot-path benchmarks once and copies their lines.
 func (b *bench) engineRatios(ctx context.Context, w io.Writer) error {
-	args := []string{"test", "-run", "XXX", "-bench", "Ratios|RaceDetector|ManyGoroutines", "-benchtime", "1x", "./engine"}
+	args := []string{"test", "-run", "XXX", "-bench", "Ratios|RaceDetector|ManyGoroutines|LimitedGroup", "-benchtime", "1x", "./engine"}
 	b.remember(b.root, "go", args)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = b.root

@@ -6,13 +6,9 @@ func OrphanCount() int32 { return orphanCount.Load() }
 // StandardLibrary exposes standardLibrary to the tests.
 var StandardLibrary = standardLibrary
 
-// SetShadowWeak makes the race detectors made from now on start in weak mode (shadow.go), or
+// SetShadowWeak makes the race detectors made from now on start in weak mode (raceshadow.go), or
 // pin again; it returns the previous setting.
-func SetShadowWeak(weak bool) bool {
-	old := shadowStartWeak
-	shadowStartWeak = weak
-	return old
-}
+func SetShadowWeak(weak bool) bool { return shadowStartWeak.Swap(weak) }
 
 // ShadowWeakMade returns how many weak pointers the shadows have made so far.
-func ShadowWeakMade() int { return shadowWeakMade }
+func ShadowWeakMade() int { return int(shadowWeakMade.Load()) }

@@ -33,7 +33,7 @@ import (
 // epoch while they are totally ordered and a per-goroutine set once they are concurrent. Two
 // accesses to the same address race when at least one is a write and neither happens before
 // the other. The address is the access's (a map counts as one location, as Go's race
-// detector counts it); the shadow (shadow.go) makes sure that an address's history is about the
+// detector counts it); the shadow (raceshadow.go) makes sure that an address's history is about the
 // object at that address now, not a dead one whose memory was reused.
 
 // Clock returns the vector clock of goroutine g at this decision (nil when the race detector
@@ -72,7 +72,7 @@ type word struct {
 
 // raceDetector is the detector's per-execution state.
 type raceDetector struct {
-	shadow  shadow // address -> history (shadow.go)
+	shadow  raceShadow // address -> history (raceshadow.go)
 	atomics map[uintptr]*vclock
 	seq     int32
 	found   []raceFound
@@ -89,7 +89,7 @@ type raceFound struct {
 }
 
 func newRaceDetector() *raceDetector {
-	return &raceDetector{shadow: shadow{index: make(map[uintptr]int32), pruneAt: minPrune, weak: shadowStartWeak}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
+	return &raceDetector{shadow: raceShadow{index: make(map[uintptr]int32), pruneAt: minPrune, weak: shadowStartWeak.Load()}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
 }
 
 func (d *raceDetector) reset() {

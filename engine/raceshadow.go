@@ -3,6 +3,7 @@ package engine
 import (
 	"runtime"
 	"runtime/metrics"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 )
@@ -51,12 +52,13 @@ const (
 // shadowStartWeak makes new detectors start in weak mode, and shadowWeakMade counts the weak
 // pointers made (for tests).
 var (
-	shadowStartWeak bool
-	shadowWeakMade  int
+	shadowStartWeak atomic.Bool
+	shadowWeakMade  atomic.Int64
 )
 
-// shadow maps addresses to their words of history (race.go).
-type shadow struct {
+// raceShadow maps addresses to their words of history (race.go). It is the detector's shadow
+// of memory, not to be confused with the shadows of synchronization objects (Exec.shadow).
+type raceShadow struct {
 	index map[uintptr]int32 // address -> index in words
 	words []word
 	// pins keeps the memory of every address seen alive until the execution ends (pinning
@@ -88,7 +90,7 @@ type shadowObject struct {
 	addr    uintptr
 }
 
-func (s *shadow) reset() {
+func (s *raceShadow) reset() {
 	clear(s.index)
 	for i := range s.words {
 		s.words[i].reads = s.words[i].reads[:0]
@@ -107,7 +109,7 @@ func (s *shadow) reset() {
 // word returns the word of history of addr: index[addr] is i when ok. It is a fresh word for
 // an address not seen before or whose object has died since. (raceAccess finds the word of a
 // known address itself when pinning.)
-func (s *shadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
+func (s *raceShadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
 	if !ok {
 		return s.add(addr)
 	}
@@ -122,7 +124,7 @@ func (s *shadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
 }
 
 // add makes a word for addr.
-func (s *shadow) add(addr unsafe.Pointer) *word {
+func (s *raceShadow) add(addr unsafe.Pointer) *word {
 	s.added++
 	if !s.weak && s.added >= baselineAt && s.added%checkEvery == baselineAt%checkEvery {
 		s.checkHeap()
@@ -158,7 +160,7 @@ func (s *shadow) add(addr unsafe.Pointer) *word {
 // checkHeap takes the live heap's size, and switches to weak mode when it has grown by more
 // than pinLimit beside the shadow's own growth since the baseline. The live heap is what the
 // last collection marked: the garbage made since (a map's old table) does not count.
-func (s *shadow) checkHeap() {
+func (s *raceShadow) checkHeap() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
 	if sample[0].Value.Kind() != metrics.KindUint64 {
@@ -177,14 +179,14 @@ func (s *shadow) checkHeap() {
 // ownBytes estimates the memory the shadow itself holds, which the heap's growth counts but
 // pinning does not cost: its arrays twice over (the ones they outgrew are garbage until the
 // next collection) and its index.
-func (s *shadow) ownBytes() uint64 {
+func (s *raceShadow) ownBytes() uint64 {
 	arrays := uint64(cap(s.words))*uint64(unsafe.Sizeof(word{})) + uint64(cap(s.pins))*uint64(unsafe.Sizeof(unsafe.Pointer(nil)))
 	return 2*arrays + uint64(len(s.index))*indexEntryCost
 }
 
 // goWeak switches to weak mode: the words get weak pointers to their objects instead of pins
 // (within maxWeakPerPage).
-func (s *shadow) goWeak() {
+func (s *raceShadow) goWeak() {
 	s.weak = true
 	pinned := s.pins
 	s.pins = make([]unsafe.Pointer, 0, 64)
@@ -197,7 +199,7 @@ func (s *shadow) goWeak() {
 
 // prune drops the words of dead objects and sets when to look again: when the words in use
 // have doubled.
-func (s *shadow) prune() {
+func (s *raceShadow) prune() {
 	for i := range s.objects {
 		if o := &s.objects[i]; o.tracked && o.obj.Value() == nil {
 			delete(s.index, o.addr)
@@ -212,7 +214,7 @@ func (s *shadow) prune() {
 
 // object returns what weak mode keeps of the object at p: a weak pointer to it, or, past the
 // page's budget of weak pointers, a pin.
-func (s *shadow) object(p unsafe.Pointer) shadowObject {
+func (s *raceShadow) object(p unsafe.Pointer) shadowObject {
 	o := shadowObject{addr: uintptr(p)}
 	if s.weakPerPage == nil {
 		s.weakPerPage = make(map[uintptr]uint8)
@@ -223,7 +225,7 @@ func (s *shadow) object(p unsafe.Pointer) shadowObject {
 		return o
 	}
 	s.weakPerPage[page]++
-	shadowWeakMade++
+	shadowWeakMade.Add(1)
 	if managedByGo(p) {
 		o.obj, o.tracked = weak.Make((*byte)(unsafe.Add(p, -int(uintptr(p)&7)))), true
 	}
@@ -231,7 +233,7 @@ func (s *shadow) object(p unsafe.Pointer) shadowObject {
 }
 
 // dropWeak uncounts the weak pointer of o, whose object died.
-func (s *shadow) dropWeak(o *shadowObject) {
+func (s *raceShadow) dropWeak(o *shadowObject) {
 	if page := o.addr >> 13; s.weakPerPage[page] > 0 {
 		s.weakPerPage[page]--
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "sync/atomic"
+
 // Vector clocks for the race detector (race.go).
 //
 // A clock has one logical time per goroutine, indexed by GID, stored in chunks of
@@ -10,7 +12,10 @@ package engine
 // holds the chunks of all earlier holders, and each new holder shares them instead of copying
 // them — and the memory of a clock is what it does not share. A chunk's refs is an upper bound
 // on the clocks that hold it (a clock dropped without release leaves it high, which only costs
-// a copy): one that holds a chunk with refs > 1 copies it before changing it.
+// a copy): one that holds a chunk with refs > 1 copies it before changing it. A chunk raised to
+// include another remembers that one's stamp (covers), so that the next join of the two, while
+// the other is unchanged, skips comparing them: a WaitGroup's clock, which holds each
+// goroutine's Done, is otherwise compared in full with the chunks every later goroutine brings.
 
 const (
 	clockChunkBits = 6
@@ -22,7 +27,14 @@ type clockChunk struct {
 	t    [clockChunkLen]uint32
 	n    int32 // t[n:] are all 0
 	refs int32
+	// stamp names the chunk's content: a new one, unique in the process, whenever the chunk is
+	// made or changed. covers is the stamp of a chunk this one was raised to include: while that
+	// chunk has that stamp, this one is at least it, and a join skips comparing them.
+	stamp, covers uint64
 }
+
+// clockStamps gives out the chunks' stamps.
+var clockStamps atomic.Uint64
 
 // vclock is a vector clock: c[i] holds the times of goroutines i*clockChunkLen and on (nil:
 // all 0).
@@ -43,6 +55,7 @@ func (v *vclock) set(g GID, t uint32) {
 	c := v.own(int(g) >> clockChunkBits)
 	j := int32(g & clockChunkMask)
 	c.t[j] = t
+	c.stamp = clockStamps.Add(1)
 	if j >= c.n {
 		c.n = j + 1
 	}
@@ -56,10 +69,10 @@ func (v *vclock) own(i int) *clockChunk {
 	c := v.c[i]
 	switch {
 	case c == nil:
-		c = &clockChunk{refs: 1}
+		c = &clockChunk{refs: 1, stamp: clockStamps.Add(1)}
 	case c.refs > 1:
 		c.refs--
-		cp := &clockChunk{n: c.n, refs: 1}
+		cp := &clockChunk{n: c.n, refs: 1, stamp: c.stamp, covers: c.covers}
 		copy(cp.t[:c.n], c.t[:c.n])
 		c = cp
 	default:
@@ -93,7 +106,7 @@ func (v *vclock) join(o vclock) {
 			v.c[i] = oc
 			continue
 		}
-		if !oc.exceeds(c) {
+		if c.covers == oc.stamp || !oc.exceeds(c) {
 			continue // c is already at least oc
 		}
 		if c.refs > 1 && !c.exceeds(oc) {
@@ -110,6 +123,7 @@ func (v *vclock) join(o vclock) {
 			}
 		}
 		c.n = max(c.n, oc.n)
+		c.stamp, c.covers = clockStamps.Add(1), oc.stamp
 	}
 }
 

@@ -40,6 +40,7 @@ var layer = map[string]int{
 	"cmd/interleave/internal/bench":       70,
 	"cmd/interleave/internal/stressbench": 70,
 	"cmd/interleave/internal/perfbench":   70,
+	"cmd/interleave/internal/benchcmd":    68,
 	"cmd/interleave/internal/demo":        70,
 	"cmd/interleave":                      80,
 	"docs/ci":                             90, // tests of the CI documents; builds cmd/interleave

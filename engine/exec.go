@@ -269,7 +269,7 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 	if e.en.has(g.id) == on {
 		return
 	}
-	e.flip(g, on)
+	e.flip(g.id, on)
 	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
 	if on {
 		e.enabled = append(e.enabled, 0)
@@ -282,10 +282,8 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 	}
 }
 
-// flip changes whether g is enabled, leaving e.enabled to the caller.
-func (e *Exec) flip(g *goroutine, on bool) { e.flipID(g.id, on) }
-
-func (e *Exec) flipID(id GID, on bool) {
+// flip changes whether goroutine id is enabled, leaving e.enabled to the caller.
+func (e *Exec) flip(id GID, on bool) {
 	e.en.set(id, on)
 	if on {
 		e.since[id] = e.steps
@@ -298,8 +296,9 @@ func (e *Exec) flipID(id GID, on bool) {
 func (g *goroutine) enabled() bool { return g.e.en.has(g.id) }
 
 // notifyOneByOne is the number of waiters up to which notify updates the enabled list one
-// goroutine at a time (a sorted insertion each); with more, it rebuilds the list once, so that
-// a mutex many goroutines wait for costs a pass over the goroutines, not one per waiter.
+// goroutine at a time (a sorted insertion each); with more, it rebuilds the list once from the
+// enabled set, so that a mutex many goroutines wait for costs a pass over the set's words and
+// one append per enabled goroutine, not a sorted insertion per waiter.
 const notifyOneByOne = 8
 
 // notify re-evaluates the goroutines waiting in q after the object behind q changed.
@@ -317,7 +316,7 @@ func (e *Exec) notify(q *waitq) {
 		on := first.blockedOn.ready(first)
 		for _, id := range q.ids {
 			if e.en.has(id) != on {
-				e.flipID(id, on)
+				e.flip(id, on)
 				changed = true
 			}
 		}
@@ -325,7 +324,7 @@ func (e *Exec) notify(q *waitq) {
 		for _, id := range q.ids {
 			w := e.gs[id]
 			if on := w.blockedOn.ready(w); on != e.en.has(id) {
-				e.flipID(id, on)
+				e.flip(id, on)
 				changed = true
 			}
 		}

@@ -89,7 +89,7 @@ type raceFound struct {
 }
 
 func newRaceDetector() *raceDetector {
-	return &raceDetector{shadow: raceShadow{index: make(map[uintptr]int32), pruneAt: minPrune, weak: shadowStartWeak.Load()}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
+	return &raceDetector{shadow: raceShadow{index: make(map[uintptr]int32), weak: shadowStartWeak.Load()}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
 }
 
 func (d *raceDetector) reset() {
@@ -269,9 +269,7 @@ func (e *Exec) raceGo(parent, child *goroutine) {
 		child.vc.join(parent.vc)
 		parent.vc.set(parent.id, parent.vc.get(parent.id)+1)
 	} else {
-		all := e.raceAll()
-		child.vc.join(all)
-		all.release()
+		e.raceAcquireAll(child)
 	}
 	child.vc.set(child.id, 1)
 }
@@ -354,12 +352,10 @@ func (e *Exec) raceTransfer(c *hchan, sender, receiver *goroutine, vc vclock) {
 		receiver.vc.join(vc)
 		return
 	}
-	var both vclock
-	both.join(sender.vc)
-	both.join(receiver.vc)
-	sender.vc.join(both)
-	receiver.vc.join(both)
-	both.release()
+	// Both end with everything either had: the sender's clock joined with the receiver's is
+	// that, and the receiver's joined with it too.
+	sender.vc.join(receiver.vc)
+	receiver.vc.join(sender.vc)
 	sender.vc.set(sender.id, sender.vc.get(sender.id)+1)
 	receiver.vc.set(receiver.id, receiver.vc.get(receiver.id)+1)
 }

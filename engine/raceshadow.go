@@ -33,8 +33,8 @@ import (
 // further addresses of the page are pinned, as in pinning mode, until the execution ends.
 
 const (
-	// pinLimit is how much the heap may grow during an execution before the shadow stops
-	// pinning: at most that much memory is kept alive only for the detector's sake.
+	// pinLimit is how much the live heap may grow during an execution, beside the shadow's
+	// own memory, before the shadow stops pinning.
 	pinLimit = 1 << 20
 	// checkEvery is how many new addresses an execution sees between looks at the heap; the
 	// first look, at baselineAt, takes the baseline.
@@ -114,7 +114,10 @@ func (s *raceShadow) word(addr unsafe.Pointer, i int32, ok bool) *word {
 		return s.add(addr)
 	}
 	w := &s.words[i]
-	if o := &s.objects[i]; s.weak && o.tracked && o.obj.Value() == nil {
+	if !s.weak {
+		return w
+	}
+	if o := &s.objects[i]; o.tracked && o.obj.Value() == nil {
 		// The object the history is about is dead: addr is another object's now.
 		*w = word{reads: w.reads[:0]}
 		s.dropWeak(o)
@@ -224,10 +227,10 @@ func (s *raceShadow) object(p unsafe.Pointer) shadowObject {
 		s.pins = append(s.pins, p)
 		return o
 	}
-	s.weakPerPage[page]++
-	shadowWeakMade.Add(1)
 	if managedByGo(p) {
 		o.obj, o.tracked = weak.Make((*byte)(unsafe.Add(p, -int(uintptr(p)&7)))), true
+		s.weakPerPage[page]++
+		shadowWeakMade.Add(1)
 	}
 	return o
 }

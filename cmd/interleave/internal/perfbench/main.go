@@ -38,6 +38,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/benchcmd"
 )
 
 // perfCase is one test of testdata/perf with the budget each side gets.
@@ -100,14 +102,11 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer, reps int, cold bool) error {
-	root, err := os.Getwd()
+	root, err := benchcmd.FindRoot(filepath.Join("testdata", "perf"))
 	if err != nil {
 		return err
 	}
 	b := &bench{root: root, perfDir: filepath.Join(root, "testdata", "perf"), reps: reps}
-	if _, err := os.Stat(filepath.Join(b.perfDir, "perf_test.go")); err != nil {
-		return fmt.Errorf("run it from the repository root: %w", err)
-	}
 	if b.tmp, err = os.MkdirTemp("", "perfbench-"); err != nil {
 		return err
 	}
@@ -191,8 +190,8 @@ func (b *bench) startup(ctx context.Context, w io.Writer, cold bool) error {
 }
 
 func row(w io.Writer, name string, il, gt []measure) {
-	iw, gw := median(il, func(m measure) float64 { return m.wall.Seconds() }), median(gt, func(m measure) float64 { return m.wall.Seconds() })
-	ip, gp := median(il, func(m measure) float64 { return float64(m.peak) }), median(gt, func(m measure) float64 { return float64(m.peak) })
+	iw, ip := medians(il)
+	gw, gp := medians(gt)
 	fmt.Fprintf(w, "| %s | %.2f s, %s | %.2f s, %s | %.2f× | %.2f× |\n", name, iw, mb(ip), gw, mb(gp), iw/gw, ip/gp)
 }
 
@@ -218,8 +217,8 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 			nTime = append(nTime, m.wall.Seconds()/float64(c.count))
 			nPeak = append(nPeak, float64(m.peak))
 		}
-		it, nt := median(ilTime, id), median(nTime, id)
-		ip, np := median(ilPeak, id), median(nPeak, id)
+		it, nt := median(ilTime), median(nTime)
+		ip, np := median(ilPeak), median(nPeak)
 		fmt.Fprintf(w, "| %s (%s) | %d / %d | %s | %s | %.1f× | %s | %s | %.2f× |\n", c.what, c.test, c.schedules, c.count, dur(it), dur(nt), it/nt, mb(ip), mb(np), ip/np)
 	}
 	fmt.Fprintln(w)
@@ -362,24 +361,28 @@ func (b *bench) remember(dir, name string, args []string) {
 	if err != nil {
 		rel = dir
 	}
-	line := strings.ReplaceAll(fmt.Sprintf("(cd %s && %s %s)", rel, name, strings.Join(args, " ")), b.tmp, "$TMP")
+	line := strings.ReplaceAll("(cd "+rel+" && "+benchcmd.Line(name, args)+")", b.tmp, "$TMP")
 	if !slices.Contains(b.commands, line) {
 		b.commands = append(b.commands, line)
 	}
 }
 
-func id(x float64) float64 { return x }
-
-func median[T any](xs []T, f func(T) float64) float64 {
-	v := make([]float64, len(xs))
-	for i, x := range xs {
-		v[i] = f(x)
+// medians returns the median wall time in seconds and peak memory in bytes of ms.
+func medians(ms []measure) (wall, peak float64) {
+	var walls, peaks []float64
+	for _, m := range ms {
+		walls, peaks = append(walls, m.wall.Seconds()), append(peaks, float64(m.peak))
 	}
-	slices.Sort(v)
-	if len(v) == 0 {
+	return median(walls), median(peaks)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
 		return 0
 	}
-	return v[len(v)/2]
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 func mb(bytes float64) string { return fmt.Sprintf("%.0f MB", bytes/1e6) }

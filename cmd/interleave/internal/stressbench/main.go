@@ -40,6 +40,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/benchcmd"
 )
 
 // benchCase is one test (or set of tests) to find a bug in.
@@ -140,7 +142,7 @@ func main() {
 
 func (b *bench) main(ctx context.Context, out string) error {
 	var err error
-	if b.root, err = findRoot(); err != nil {
+	if b.root, err = benchcmd.FindRoot(filepath.Join("testdata", "stress")); err != nil {
 		return err
 	}
 	if b.tmp, err = os.MkdirTemp("", "stressbench-"); err != nil {
@@ -211,28 +213,6 @@ func (b *bench) main(ctx context.Context, out string) error {
 	return nil
 }
 
-// findRoot returns the repository root: the working directory or the first parent that
-// holds cmd/interleave and testdata/stress.
-func findRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if isDir(filepath.Join(d, "cmd", "interleave")) && isDir(filepath.Join(d, "testdata", "stress")) {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("run it in the interleave repository: no cmd/interleave and testdata/stress in %s or above", dir)
-		}
-	}
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 func (b *bench) goCmd(ctx context.Context, dir string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
@@ -274,19 +254,5 @@ func (b *bench) remember(c benchCase, dir, line, comment string) {
 
 // cmdLine quotes a command line for a shell, with the temporary directory as $TMP.
 func (b *bench) cmdLine(name string, args []string) string {
-	q := []string{quote(name)}
-	for _, a := range args {
-		q = append(q, quote(a))
-	}
-	return strings.ReplaceAll(strings.Join(q, " "), b.tmp, "$TMP")
-}
-
-func quote(s string) string {
-	safe := func(r rune) bool {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)
-	}
-	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !safe(r) }) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return strings.ReplaceAll(benchcmd.Line(name, args), b.tmp, "$TMP")
 }

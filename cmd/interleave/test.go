@@ -45,14 +45,10 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	// A test is split among workers only when its strategy can be partitioned; a shard
-	// must be.
-	splittable := strategy.Partition(s, strategy.Part{}.Within(0, 2)) == nil
-	if f.shard.Count > 1 {
-		if err := strategy.Partition(s, strategy.Part{}.Within(f.shard.Index, f.shard.Count)); err != nil {
-			return fmt.Errorf("%w: -shard: %v", errUsage, err)
-		}
-	}
+	// A test is split among workers and shards only when its strategy can be partitioned;
+	// otherwise (PERIOD) the shards split the test list, each test explored whole in one.
+	splitErr := strategy.Partition(s, strategy.Part{}.Within(0, 2))
+	splittable := splitErr == nil
 	ctx, stop := stopContext()
 	defer stop()
 	wd, err := os.Getwd()
@@ -106,9 +102,14 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			jobs = append(jobs, &testJob{pkg: p, test: t, work: work, done: make(chan struct{})})
 		}
 	}
-	jobs, byTests := shardTests(f, jobs)
-	if byTests && f.verbose {
-		out.warn(fmt.Sprintf("interleave: shard %d/%d: %d of the %d tests, each explored whole", f.shard.Index+1, f.shard.Count, len(jobs), len(jobs)*f.shard.Count))
+	total := len(jobs)
+	jobs, byTests := shardTests(f, jobs, splittable)
+	switch {
+	case byTests && !splittable:
+		// Said always: the shard does not split the tests' schedules, as a user may expect.
+		out.warn(fmt.Sprintf("interleave: shard %d/%d: %d of the %d tests, each explored whole: %v", f.shard.Index+1, f.shard.Count, len(jobs), total, splitErr))
+	case byTests && f.verbose:
+		out.warn(fmt.Sprintf("interleave: shard %d/%d: %d of the %d tests, each explored whole", f.shard.Index+1, f.shard.Count, len(jobs), total))
 	}
 	planJobs(f, jobs, splittable, byTests)
 	var outcomes []testOutcome

@@ -305,8 +305,9 @@ unless -keep-going. -shard i/n explores shard i of n of every test's schedules i
 way, decided only by the flags, the seed and i/n: n machines (Kubernetes Indexed Jobs, a CI
 matrix) run the n shards with the same command line, and interleave merge combines their
 results stores. With at least 4 tests per shard and no -time, the shards split the test list
-instead (shard i explores every n-th test whole). PERIOD cannot be split (its slices come from
-its own executions).
+instead (shard i explores every n-th test whole). PERIOD's tests are not split (its slices
+come from its own executions): the processes and the shards split the test list, whatever
+its length.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
 set as -strategy stride:p=0.0216, -p being the number of processes.

@@ -43,15 +43,17 @@ type testJob struct {
 // test list rather than every test's schedules.
 const testsPerShard = 4
 
-// shardTests takes the shard's tests when -shard splits the test list: with at least
-// testsPerShard tests per shard and no -time budget (which a test split would not multiply by
-// the shards, as a schedule split does), shard i of n explores the tests whose index in the
-// list is i mod n, each whole — the same list on every machine, from the same code and flags.
-// Every test is then explored in one shard only, without the repeated per-test work (the
-// race-detection phase, the bug's confirmation) of a schedule split.
-func shardTests(f *testFlags, jobs []*testJob) ([]*testJob, bool) {
+// shardTests takes the shard's tests when -shard splits the test list: shard i of n explores
+// the tests whose index in the list is i mod n, each whole — the same list on every machine,
+// from the same code and flags. It does so when the strategy cannot be partitioned (PERIOD:
+// the only split whose shards together explore exactly what one run would), and otherwise
+// with at least testsPerShard tests per shard and no -time budget (which a test split would
+// not multiply by the shards, as a schedule split does): every test is then explored in one
+// shard only, without the repeated per-test work (the race-detection phase, the bug's
+// confirmation) of a schedule split.
+func shardTests(f *testFlags, jobs []*testJob, splittable bool) ([]*testJob, bool) {
 	n := f.shard.Count
-	if n <= 1 || f.time > 0 || len(jobs) < testsPerShard*n {
+	if n <= 1 || splittable && (f.time > 0 || len(jobs) < testsPerShard*n) {
 		return jobs, false
 	}
 	var mine []*testJob

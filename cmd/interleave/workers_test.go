@@ -164,32 +164,10 @@ func TestShardsAndMerge(t *testing.T) {
 		t.Errorf("the merged SARIF log has %d data races, the merged store %d (want the same, and some)", sarifRaces, mergedRaces)
 	}
 	wantDocs := loadStore(t, whole)
-	if len(merged) != 3 || len(wantDocs) != 3 {
-		t.Fatalf("%d merged documents, %d of the whole run; want 3", len(merged), len(wantDocs))
+	if len(wantDocs) != 3 {
+		t.Fatalf("the whole run wrote %d findings documents, want 3", len(wantDocs))
 	}
-	for i, m := range merged {
-		w := wantDocs[i]
-		if m.Test.Name != w.Test.Name || m.Schedules != w.Schedules || m.Part != "" {
-			t.Errorf("%s: merged %d schedules (part %q), the whole run %d", m.Test.Name, m.Schedules, m.Part, w.Schedules)
-		}
-		if len(m.Races) != len(w.Races) {
-			t.Errorf("%s: merged races %v, whole %v", m.Test.Name, m.Races, w.Races)
-			continue
-		}
-		for j := range m.Races {
-			if m.Races[j].Key() != w.Races[j].Key() || m.Races[j].Schedules != w.Races[j].Schedules {
-				t.Errorf("%s: merged race %s in %d schedules, whole %s in %d", m.Test.Name, m.Races[j].Key(), m.Races[j].Schedules, w.Races[j].Key(), w.Races[j].Schedules)
-			}
-		}
-		if len(m.Bugs) != len(w.Bugs) {
-			t.Errorf("%s: merged bugs %v, whole %v", m.Test.Name, m.Bugs, w.Bugs)
-		}
-		for _, b := range m.Bugs {
-			if _, err := os.Stat(b.Schedule); err != nil || !strings.HasPrefix(b.Schedule, target) {
-				t.Errorf("%s: the bug's schedule %s is not in the merged store: %v", m.Test.Name, b.Schedule, err)
-			}
-		}
-	}
+	sameAsWhole(t, merged, target, wantDocs)
 	// Merging again changes nothing: every schedule is there already.
 	if code, out, _ := interleaveIn(t, target, nil, "merge", shard1, shard2); code != 0 || !strings.Contains(out, "0 schedule file(s) copied") {
 		t.Errorf("second merge: exit %d: %s", code, out)
@@ -219,6 +197,101 @@ func TestShardsAndMerge(t *testing.T) {
 	}
 }
 
+// TestPeriodShards: PERIOD cannot split a test's schedules (its slices come from its own
+// executions), so its shards split the test list, whatever its length: together they explore
+// every test exactly as the unsharded run does (the same summary lines, the same merged
+// findings), each test in one shard; a shard left without a test says so and passes.
+func TestPeriodShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
+	args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
+	store := filepath.Join(dir, findings.StoreDir)
+	// run runs interleave test with extra, checks its exit code, and moves the store it made
+	// (if any) to a directory.
+	run := func(name string, wantCode int, extra ...string) (lines []string, stderr, moved string) {
+		t.Helper()
+		code, out, errOut := interleaveIn(t, dir, nil, append(append(slices.Clone(args), extra...), ".")...)
+		if code != wantCode {
+			t.Fatalf("%s: exit %d, want %d\n%s\n%s", name, code, wantCode, out, errOut)
+		}
+		moved = filepath.Join(t.TempDir(), name)
+		if err := os.Rename(store, moved); err != nil {
+			t.Fatal(err)
+		}
+		return summaryLines(out), errOut, moved
+	}
+	whole, _, wholeStore := run("whole", 1)
+	if len(whole) != 3 || !strings.Contains(whole[1], "periods explored") {
+		t.Fatalf("the whole run: want three tests explored by PERIOD to the end:\n%s", strings.Join(whole, "\n"))
+	}
+	var union []string
+	var stores []string
+	for i, c := range []struct {
+		code, tests int
+	}{{1, 2}, {0, 1}} { // shard 1: the lost update (a bug) and the handoff; shard 2: the locked counter
+		shard := fmt.Sprintf("%d/2", i+1)
+		lines, errOut, st := run("shard"+strconv.Itoa(i+1), c.code, "-shard", shard)
+		if len(lines) != c.tests || !strings.Contains(errOut, fmt.Sprintf("shard %s: %d of the 3 tests, each explored whole: period cannot be partitioned", shard, c.tests)) {
+			t.Fatalf("shard %s: %d tests, want %d, and the reason said\n%s\n%s", shard, len(lines), c.tests, strings.Join(lines, "\n"), errOut)
+		}
+		union = append(union, lines...)
+		stores = append(stores, st)
+	}
+	if slices.Sort(union); !slices.Equal(union, slices.Sorted(slices.Values(whole))) {
+		t.Errorf("the shards' tests:\n%s\nwant, as the whole run:\n%s", strings.Join(union, "\n"), strings.Join(whole, "\n"))
+	}
+	// A shard without a test: nothing explored, said, exit 0.
+	code, out, errOut := interleaveIn(t, dir, nil, append(slices.Clone(args), "-shard", "4/4", ".")...)
+	if code != 0 || len(summaryLines(out)) != 0 || !strings.Contains(errOut, "shard 4/4: 0 of the 3 tests") {
+		t.Fatalf("shard 4/4 of 3 tests: exit %d, want 0 with nothing explored and the reason said\n%s\n%s", code, out, errOut)
+	}
+
+	target := writeModule(t, map[string]string{"m_test.go": workersTests})
+	if code, out, errOut := interleaveIn(t, target, nil, append([]string{"merge"}, stores...)...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+	}
+	merged, errs := findings.LoadAll(target)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	sameAsWhole(t, merged, target, loadStore(t, wholeStore))
+}
+
+// sameAsWhole checks merged shards' findings documents against the unsharded run's: the same
+// tests with the same numbers of schedules, the same races seen in the same numbers of
+// schedules, the same bugs, whose schedules are in the merged store (under target).
+func sameAsWhole(t *testing.T, merged []*findings.File, target string, wantDocs []*findings.File) {
+	t.Helper()
+	if len(merged) != len(wantDocs) || len(merged) == 0 {
+		t.Fatalf("%d merged documents, %d of the whole run", len(merged), len(wantDocs))
+	}
+	for i, m := range merged {
+		w := wantDocs[i]
+		if m.Test.Name != w.Test.Name || m.Schedules != w.Schedules || m.Part != "" {
+			t.Errorf("%s: merged %d schedules (part %q), the whole run %s %d", m.Test.Name, m.Schedules, m.Part, w.Test.Name, w.Schedules)
+		}
+		if len(m.Races) != len(w.Races) {
+			t.Errorf("%s: merged races %v, whole %v", m.Test.Name, m.Races, w.Races)
+			continue
+		}
+		for j := range m.Races {
+			if m.Races[j].Key() != w.Races[j].Key() || m.Races[j].Schedules != w.Races[j].Schedules {
+				t.Errorf("%s: merged race %s in %d schedules, whole %s in %d", m.Test.Name, m.Races[j].Key(), m.Races[j].Schedules, w.Races[j].Key(), w.Races[j].Schedules)
+			}
+		}
+		if len(m.Bugs) != len(w.Bugs) {
+			t.Errorf("%s: merged bugs %v, whole %v", m.Test.Name, m.Bugs, w.Bugs)
+		}
+		for _, b := range m.Bugs {
+			if _, err := os.Stat(b.Schedule); err != nil || !strings.HasPrefix(b.Schedule, target) {
+				t.Errorf("%s: the bug's schedule %s is not in the merged store: %v", m.Test.Name, b.Schedule, err)
+			}
+		}
+	}
+}
+
 // loadStore reads the findings documents of a store directory (a moved .interleave).
 func loadStore(t *testing.T, store string) []*findings.File {
 	t.Helper()
@@ -235,8 +308,8 @@ func loadStore(t *testing.T, store string) []*findings.File {
 	return docs
 }
 
-// TestShardTests checks when -shard splits the test list, and that the shards' lists are
-// disjoint and make the whole.
+// TestShardTests checks when -shard splits the test list (always for a strategy that cannot
+// be partitioned), and that the shards' lists are disjoint and make the whole.
 func TestShardTests(t *testing.T) {
 	jobs := func(n int) []*testJob {
 		var js []*testJob
@@ -246,17 +319,22 @@ func TestShardTests(t *testing.T) {
 		return js
 	}
 	tests := []struct {
-		name    string
-		tests   int
-		shards  int
-		time    time.Duration
-		byTests bool
+		name       string
+		tests      int
+		shards     int
+		time       time.Duration
+		splittable bool
+		byTests    bool
 	}{
-		{"few tests: schedules split", 7, 2, 0, false},
-		{"enough tests: list split", 8, 2, 0, true},
-		{"a time budget: schedules split", 40, 2, time.Second, false},
-		{"no shards", 40, 1, 0, false},
-		{"many shards", 45, 11, 0, true},
+		{"few tests: schedules split", 7, 2, 0, true, false},
+		{"enough tests: list split", 8, 2, 0, true, true},
+		{"a time budget: schedules split", 40, 2, time.Second, true, false},
+		{"no shards", 40, 1, 0, true, false},
+		{"many shards", 45, 11, 0, true, true},
+		{"few tests, not partitionable: list split", 3, 2, 0, false, true},
+		{"more shards than tests, not partitionable", 3, 5, 0, false, true},
+		{"a time budget, not partitionable: list split", 7, 2, time.Second, false, true},
+		{"no shards, not partitionable", 3, 1, 0, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,7 +342,7 @@ func TestShardTests(t *testing.T) {
 			seen := map[string]int{}
 			for i := 0; i < max(tc.shards, 1); i++ {
 				f := &testFlags{shard: strategy.PartLevel{Index: i, Count: tc.shards}, time: tc.time}
-				mine, byTests := shardTests(f, all)
+				mine, byTests := shardTests(f, all, tc.splittable)
 				if byTests != tc.byTests {
 					t.Fatalf("shard %d: split the list %v, want %v", i, byTests, tc.byTests)
 				}

@@ -38,7 +38,8 @@ import (
 //
 // PERIOD cannot be partitioned: the slices it explores are discovered by its own
 // executions (seed 003, Algorithm 1), so a part that skipped another part's executions
-// would not know the slices they reveal.
+// would not know the slices they reveal. Its tests are spread instead: over worker
+// processes one test each, and over shards by the test list (the interleave command).
 type Part struct {
 	// Levels, outermost first (the shard, then the worker within it).
 	Levels []PartLevel
@@ -170,7 +171,7 @@ func Partition(s engine.Strategy, p Part) error {
 		x.partSeeds().part = p
 		return nil
 	case *Period:
-		return fmt.Errorf("period cannot be partitioned: it discovers the slices it explores from its own executions (seed 003, Algorithm 1), which another part would not run; use a randomized or a dfs/ipb/idb strategy, or run it whole")
+		return fmt.Errorf("period cannot be partitioned: it discovers the slices it explores from its own executions (seed 003, Algorithm 1), which another part would not run")
 	}
 	return fmt.Errorf("%s cannot be partitioned", s.Name())
 }

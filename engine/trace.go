@@ -86,32 +86,53 @@ func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
 	if len(f.slots) == 0 {
 		f.slots = make([]fpSlot, 64)
 	}
+	// The current goroutine's step count and the current object's hash and reads are kept in
+	// locals while they stay current (runs of steps of one goroutine on one object are the
+	// common case), so that the loop carries no dependency through memory.
 	var (
 		total   uint64
 		lastObj uintptr
 		o       *fpSlot
+		h       uint64 // o.h while o is current
+		reads   uint64 // o.reads while o is current
+		curG    = GID(-1)
+		n       uint64 // f.local[curG] while curG is current
 	)
 	for _, s := range trace {
 		if s.isChoice() {
 			continue
 		}
-		f.local[s.g]++
+		if s.g != curG {
+			if curG >= 0 {
+				f.local[curG] = n
+			}
+			curG = s.g
+			n = f.local[curG]
+		}
+		n++
 		if s.obj == 0 {
 			continue
 		}
 		if s.obj != lastObj || o == nil {
+			if o != nil {
+				o.h, o.reads = h, reads // before slot, which may move the table
+			}
 			o = f.slot(s.obj)
+			h, reads = o.h, o.reads
 			lastObj = s.obj
 		}
 		op := s.op()
 		// One multiply per operation; objects are finalized with a full mix below.
-		v := (uint64(s.g)<<40 ^ f.local[s.g]<<8 ^ uint64(op)) * 0x9e3779b97f4a7c15
+		v := (uint64(s.g)<<40 ^ n<<8 ^ uint64(op)) * 0x9e3779b97f4a7c15
 		if !op.IsWrite() {
-			o.reads += v
+			reads += v
 			continue
 		}
-		o.h = (o.h^o.reads)*0x100000001b3 ^ v
-		o.reads = 0
+		h = (h^reads)*0x100000001b3 ^ v
+		reads = 0
+	}
+	if o != nil {
+		o.h, o.reads = h, reads
 	}
 	for i := range f.slots {
 		if o := &f.slots[i]; o.epoch == f.epoch {

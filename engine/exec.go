@@ -39,6 +39,8 @@ type goroutine struct {
 	lazy      bool    // not running yet: its pending operation is OpStart
 	blockedOn blocker // what its pending operation waits for (nil: nothing)
 	queues    []*waitq
+	uq        *waitq // the uniform queue it waits in, if any, and its index there
+	uqIndex   int
 	captured  bool // reaping: capture the stack before exiting
 	stack     []Frame
 
@@ -61,13 +63,38 @@ type blocker interface {
 type waitq struct {
 	ids []GID
 	// uniform says every waiter waits for the same state of the object (a mutex to be
-	// unlocked): they can all proceed or none can, so notify asks the first.
+	// unlocked): they can all proceed or none can, so notify asks the first. A uniform
+	// queue's order does not matter: a waiter leaves it in constant time (goroutine.uqIndex).
 	uniform bool
+	// For a uniform queue: its waiters as a set too, so that notify enables or disables them
+	// all a word at a time (flipGroup), and the step at which it last enabled them, which
+	// stands for each member's since (Exec.sinceOf).
+	members enabledSet
+	onStep  int
 }
 
-func (q *waitq) add(g *goroutine) { q.ids = append(q.ids, g.id) }
+func (q *waitq) add(g *goroutine) {
+	if q.uniform {
+		g.uq, g.uqIndex = q, len(q.ids)
+		q.members.grow(int(g.id) + 1)
+		q.members.set(g.id, true)
+	}
+	q.ids = append(q.ids, g.id)
+}
 
 func (q *waitq) remove(g *goroutine) {
+	if q.uniform {
+		// A waiter leaves the queue once picked, which records its since (decide): what the
+		// queue's onStep stood for is not needed after.
+		last := len(q.ids) - 1
+		moved := q.ids[last]
+		q.ids[g.uqIndex] = moved
+		g.e.gs[moved].uqIndex = g.uqIndex
+		q.ids = q.ids[:last]
+		q.members.set(g.id, false)
+		g.uq = nil
+		return
+	}
 	if i := slices.Index(q.ids, g.id); i >= 0 {
 		q.ids = slices.Delete(q.ids, i, i+1)
 	}
@@ -292,6 +319,47 @@ func (e *Exec) flip(id GID, on bool) {
 	}
 }
 
+// groupFlips enables flipGroup; the tests turn it off to compare it with one-by-one flips.
+var groupFlips = true
+
+// flipGroup enables (on) or disables every waiter of the uniform queue q a word of the
+// enabled set at a time, when every one of them is the other way — the case of a mutex's
+// waiters at each Lock and Unlock —, recording the step of enabling them in q; it returns
+// false, changing nothing, when some waiter already is as on says, so that each goroutine's
+// since stays exactly what flipping them one by one would make it. Their jumps (the clock's
+// jumps when disabled) are not recorded: they are read only for goroutines blocked in a channel
+// operation (synctest.go, parked), never for a mutex's waiters, and a waiter's next disabling
+// after it leaves the queue records them anew.
+func (e *Exec) flipGroup(q *waitq, on bool) bool {
+	en := e.en.words
+	for i, m := range q.members.words {
+		if on && en[i]&m != 0 || !on && ^en[i]&m != 0 {
+			return false
+		}
+	}
+	for i, m := range q.members.words {
+		if on {
+			en[i] |= m
+		} else {
+			en[i] &^= m
+		}
+	}
+	if on {
+		q.onStep = e.steps
+	}
+	return true
+}
+
+// sinceOf is the step since which goroutine id has been enabled and not picked (fair.go), or
+// since which it was last enabled: its own record, or its uniform queue's last flip on.
+func (e *Exec) sinceOf(id GID) int {
+	s := e.since[id]
+	if q := e.gs[id].uq; q != nil && q.onStep > s {
+		return q.onStep
+	}
+	return s
+}
+
 // enabled reports whether g can be picked (or is running).
 func (g *goroutine) enabled() bool { return g.e.en.has(g.id) }
 
@@ -314,6 +382,10 @@ func (e *Exec) notify(q *waitq) {
 	if q.uniform {
 		first := e.gs[q.ids[0]]
 		on := first.blockedOn.ready(first)
+		if groupFlips && e.flipGroup(q, on) {
+			e.enabled = e.en.appendTo(e.enabled[:0])
+			return
+		}
 		for _, id := range q.ids {
 			if e.en.has(id) != on {
 				e.flip(id, on)

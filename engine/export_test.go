@@ -12,3 +12,11 @@ func SetShadowWeak(weak bool) bool { return shadowStartWeak.Swap(weak) }
 
 // ShadowWeakMade returns how many weak pointers the shadows have made so far.
 func ShadowWeakMade() int { return int(shadowWeakMade.Load()) }
+
+// SetGroupFlips turns notify's word-at-a-time flips of a uniform queue's waiters (flipGroup)
+// on or off; it returns the previous setting.
+func SetGroupFlips(on bool) bool {
+	was := groupFlips
+	groupFlips = on
+	return was
+}

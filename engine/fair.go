@@ -55,12 +55,13 @@ const starveCheck = 63
 // it was passed over for the bound, else every enabled goroutine.
 func (e *Exec) unstarve() []GID {
 	oldest := e.enabled[0]
+	oldestSince := e.sinceOf(oldest)
 	for _, id := range e.enabled[1:] {
-		if e.since[id] < e.since[oldest] {
-			oldest = id
+		if s := e.sinceOf(id); s < oldestSince {
+			oldest, oldestSince = id, s
 		}
 	}
-	if e.steps-e.since[oldest] < starveFactor*e.fairSteps {
+	if e.steps-oldestSince < starveFactor*e.fairSteps {
 		return e.enabled
 	}
 	e.starved[0] = oldest

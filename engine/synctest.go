@@ -45,7 +45,7 @@ func SynctestWait(pos Pos) {
 	e.parkEpoch++
 	for _, o := range e.gs {
 		if o != g && !o.done && !e.en.has(o.id) {
-			o.parkedEpoch, o.parkedSince = e.parkEpoch, e.since[o.id]
+			o.parkedEpoch, o.parkedSince = e.parkEpoch, e.sinceOf(o.id)
 		}
 	}
 }
@@ -58,5 +58,5 @@ func (g *goroutine) parked() bool {
 	if e.en.has(g.id) || g.done {
 		return false
 	}
-	return e.clock.jumps > e.jumps[g.id] || (e.parkEpoch > 0 && g.parkedEpoch == e.parkEpoch && g.parkedSince == e.since[g.id])
+	return e.clock.jumps > e.jumps[g.id] || (e.parkEpoch > 0 && g.parkedEpoch == e.parkEpoch && g.parkedSince == e.sinceOf(g.id))
 }

@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/strategy"
+)
+
+// recorder hashes every decision a strategy is offered (the step, the enabled goroutines, the
+// last one) and the goroutine it picks.
+type recorder struct {
+	engine.Strategy
+	sum hash.Hash64
+}
+
+func (r *recorder) Pick(d *engine.Decision) engine.GID {
+	g := r.Strategy.Pick(d)
+	fmt.Fprint(r.sum, d.Step, d.Enabled, d.Last, d.LastEnabled, g, ";")
+	return g
+}
+
+// contended is a pool of workers that lock one mutex in turn, some holding it across a sleep
+// (the clock jumps while the others wait) or trying it first, with a synctest bubble whose
+// Wait records what is durably blocked: what the waiters' since and jumps decide (fairness,
+// parking) is exercised with more waiters than notify flips one by one.
+func contended(t *engine.T) {
+	engine.SynctestTest(t, func(t *engine.T) {
+		var mu sync.Mutex
+		x := 0
+		for i := range 14 {
+			engine.Go(func() {
+				for j := range 3 {
+					if i%5 == 0 && engine.TryLock(&mu, "c.go:1") {
+						engine.Gosched("c.go:2")
+					} else {
+						engine.Lock(&mu, "c.go:3")
+					}
+					engine.Write(unsafe.Pointer(&x), "c.go:4")
+					x++
+					if j == 1 && i%3 == 0 {
+						engine.Sleep(time.Microsecond, "c.go:5")
+					}
+					engine.Unlock(&mu, "c.go:6")
+				}
+			}, "c.go:7")
+		}
+		engine.SynctestWait("c.go:8")
+	}, "c.go:0")
+}
+
+// TestGroupFlipsAreExact: flipping a mutex's waiters a word at a time, with their since and
+// jumps kept by the queue, offers the strategies exactly the decisions that flipping them one
+// by one does, under random walk and under PCT (whose favourites starve the others into the
+// fairness rule), with a small fairness bound.
+func TestGroupFlipsAreExact(t *testing.T) {
+	for _, name := range []string{"random", "pct"} {
+		t.Run(name, func(t *testing.T) {
+			run := func(groups bool) (uint64, *engine.Report) {
+				was := engine.SetGroupFlips(groups)
+				defer engine.SetGroupFlips(was)
+				s, err := strategy.New(name, nil, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := &recorder{Strategy: s, sum: fnv.New64a()}
+				rep := engine.Explore(contended, engine.Config{Strategy: r, Schedules: 300, FairSteps: 4})
+				return r.sum.Sum64(), rep
+			}
+			grouped, rep := run(true)
+			if rep.First != nil {
+				t.Fatalf("bug: %v", rep.First.Bug)
+			}
+			oneByOne, _ := run(false)
+			if grouped != oneByOne {
+				t.Errorf("the decisions differ: %#x with group flips, %#x one by one", grouped, oneByOne)
+			}
+		})
+	}
+}

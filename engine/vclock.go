@@ -12,10 +12,11 @@ import "sync/atomic"
 // holds the chunks of all earlier holders, and each new holder shares them instead of copying
 // them — and the memory of a clock is what it does not share. A chunk's refs is an upper bound
 // on the clocks that hold it (a clock dropped without release leaves it high, which only costs
-// a copy): one that holds a chunk with refs > 1 copies it before changing it. A chunk raised to
-// include another remembers that one's stamp (covers), so that the next join of the two, while
-// the other is unchanged, skips comparing them: a WaitGroup's clock, which holds each
-// goroutine's Done, is otherwise compared in full with the chunks every later goroutine brings.
+// a copy): one that holds a chunk with refs > 1 copies it before changing it. A chunk found to
+// be at least another, or raised to include it, remembers that one's stamp (covers), so that
+// the next join of the two, while the other is unchanged, skips comparing them: a WaitGroup's
+// clock, which holds each goroutine's Done, is otherwise compared in full with the chunks every
+// later goroutine brings (those of the mutex's clock, each older than the WaitGroup's).
 
 const (
 	clockChunkBits = 6
@@ -106,8 +107,14 @@ func (v *vclock) join(o vclock) {
 			v.c[i] = oc
 			continue
 		}
-		if c.covers == oc.stamp || !oc.exceeds(c) {
+		if c.covers == oc.stamp {
 			continue // c is already at least oc
+		}
+		if !oc.exceeds(c) {
+			// c is already at least oc, and stays so (times only grow): the next join of the
+			// two skips the comparison while oc is unchanged.
+			c.covers = oc.stamp
+			continue
 		}
 		if c.refs > 1 && !c.exceeds(oc) {
 			// oc is at least c: hold oc instead of copying c to raise it to oc.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // active is the execution in progress, nil between executions. Only the goroutine the engine
@@ -406,13 +407,20 @@ func (e *Exec) notify(q *waitq) {
 	}
 }
 
-// point is the scheduling point before g executes a non-blocking operation.
+// point is the scheduling point before g executes a non-blocking operation: yield, written
+// out, as it is every access's.
 func (e *Exec) point(g *goroutine, kind OpKind, obj uintptr, pos Pos) {
 	g.pending = Op{kind, obj, pos}
 	if e.aborting {
 		runtime.Goexit()
 	}
-	e.yield(g)
+	if g.starting {
+		e.started(g)
+		return
+	}
+	if next := e.decide(); next != g {
+		e.handOff(g, next)
+	}
 }
 
 // pointWait is the scheduling point before g executes an operation that proceeds only when
@@ -469,19 +477,28 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 // its pending operation; if the execution ends instead, g waits to be reaped and never returns.
 func (e *Exec) yield(g *goroutine) {
 	if g.starting {
-		// Eager start (see spawn): the new goroutine has reached its first scheduling
-		// point; its parent's step goes on.
-		g.starting = false
-		e.switchTo(g, e.gs[g.parent])
+		e.started(g)
 		return
 	}
-	next := e.decide()
+	if next := e.decide(); next != g {
+		e.handOff(g, next)
+	}
+}
+
+// started hands control back to the parent of g, which has reached its first scheduling point
+// in an eager start (see spawn): the parent's step goes on.
+func (e *Exec) started(g *goroutine) {
+	g.starting = false
+	e.switchTo(g, e.gs[g.parent])
+}
+
+// handOff passes control from g to next, the goroutine decide picked, or parks g for good when
+// the execution is over (next is nil).
+func (e *Exec) handOff(g, next *goroutine) {
 	if next == nil {
 		e.park(g)
 	}
-	if next != g {
-		e.switchTo(g, next)
-	}
+	e.switchTo(g, next)
 }
 
 // switchTo hands control from the running goroutine from to goroutine to, and blocks until
@@ -578,7 +595,16 @@ func (e *Exec) decide() *goroutine {
 		e.result.Preemptions++
 	}
 	e.countRun(id)
-	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, e.positions.id(next.pending.Pos))})
+	// positions.id by hand: it is not inlinable (its slow path is a call), and this is every
+	// step's.
+	pos := next.pending.Pos
+	data := unsafe.StringData(pos)
+	slot := &e.positions.cache[(uintptr(unsafe.Pointer(data))>>3)&positionCacheMask]
+	pid := slot.id
+	if slot.data != data || slot.n != len(pos) || data == nil {
+		pid = e.positions.intern(pos)
+	}
+	e.trace = append(e.trace, traceStep{g: id, obj: next.pending.Obj, code: traceCode(next.pending.Kind, pid)})
 	e.last = id
 	e.lastOp = next.pending.Kind
 	return next

@@ -15,17 +15,20 @@ type posID uint32
 type positions struct {
 	table []Pos
 	ids   map[Pos]posID
-	cache [1024]struct {
+	cache [positionCacheMask + 1]struct {
 		data *byte
 		n    int
 		id   posID
 	}
 }
 
-// id returns pos's id: the inlinable fast path of intern.
+// positionCacheMask masks the cache's index (the address of a position's bytes over 8).
+const positionCacheMask = 1023
+
+// id returns pos's id: the cache, else intern. Exec.decide has it written out.
 func (p *positions) id(pos Pos) posID {
 	data := unsafe.StringData(pos)
-	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&1023]
+	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&positionCacheMask]
 	if slot.data == data && slot.n == len(pos) && data != nil {
 		return slot.id
 	}
@@ -34,7 +37,7 @@ func (p *positions) id(pos Pos) posID {
 
 func (p *positions) intern(pos Pos) posID {
 	data := unsafe.StringData(pos)
-	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&1023]
+	slot := &p.cache[(uintptr(unsafe.Pointer(data))>>3)&positionCacheMask]
 	if p.ids == nil {
 		p.ids = make(map[Pos]posID)
 		p.table = append(p.table, "") // id 0 is the empty position

@@ -453,6 +453,7 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	orphans.Store(stuck.gp, true)
 	orphanCount.Add(1)
 	active.Store(nil)
+	noteAbandoned(AllStacks())
 	where := "the test body"
 	if stuck.created != "" {
 		where = "the goroutine started at " + stuck.created

@@ -332,7 +332,7 @@ func writeTestFlags(w io.Writer) {
 		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
 		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},
 		{"-strict-leaks", "false", "goroutines that go on after the test are leaks, not a notice"},
-		{"-instrument modules", "none", "modules to instrument besides the main module, testify and golang.org/x/sync (comma-separated path prefixes)"},
+		{"-instrument modules", "none", "modules to instrument besides the main module, testify, golang.org/x/sync and goleak (comma-separated path prefixes)"},
 		{"-points mode", d.points, "scheduling points among memory accesses: racy, sync or all"},
 		{"-races mode", d.races, "report, fail or off"},
 		{"-race-runs N", strconv.Itoa(d.raceRuns), "schedules of the race-detection phase (-points racy)"},

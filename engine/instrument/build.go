@@ -170,8 +170,10 @@ type Config struct {
 // goroutine of their own, golang.org/x/sync's errgroup, semaphore and singleflight block. Left
 // uninstrumented, a test blocked in them waits outside the engine's control (abandoned by the
 // watchdog), or an assertion times out in real time while the engine holds the goroutines it
-// polls (a false failure).
-var AlwaysInstrumented = []string{"github.com/stretchr/testify", "golang.org/x/sync"}
+// polls (a false failure). go.uber.org/goleak reads every goroutine's traceback (runtime.Stack),
+// which the engine filters to the test's own goroutines, and retries with sleeps that must let
+// the controlled goroutines finish.
+var AlwaysInstrumented = []string{"github.com/stretchr/testify", "golang.org/x/sync", "go.uber.org/goleak"}
 
 // Package is one instrumented test package.
 type Package struct {

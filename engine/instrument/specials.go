@@ -71,6 +71,7 @@ var specials = map[string]special{
 	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
 	"runtime.Gosched":           {fn: "Gosched"},
 	"runtime.NumGoroutine":      {fn: "NumGoroutine", noPos: true},
+	"runtime.Stack":             {fn: "Stack", noPos: true},
 	"runtime.ReadMemStats":      {fn: "ReadMemStats"},
 	"testing.AllocsPerRun":      {fn: "AllocsPerRun"},
 	"testing/synctest.Test":     {fn: "SynctestTest"},

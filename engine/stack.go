@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"bytes"
+	"reflect"
+	"runtime"
+	"sync"
+)
+
+// Stack is runtime.Stack as the program under test would see it. With all set, the traceback
+// of every goroutine leaves out what running under the engine adds to a test process: the
+// explorer (the goroutine of the test function, which runs the executions), the goroutines it
+// starts for itself (the watchdog, the interrupt handler), and controlled goroutines that do
+// not exist in Go: those of other executions, and those whose function has returned (the
+// engine hands control on before the real goroutine ends). A controlled goroutine's traceback
+// starts at the program's function, as Go's of a goroutine blocked in the runtime does. What
+// goroutine-leak checkers (go.uber.org/goleak, a test's own runtime.Stack)
+// read is then the test's goroutines only, as under go test. The calling goroutine's own
+// traceback (all unset) is runtime.Stack's.
+func Stack(buf []byte, all bool) int {
+	if !all {
+		return runtime.Stack(buf, false)
+	}
+	return copy(buf, programStacks(AllStacks(), active.Load() != nil))
+}
+
+// enginePrefix is the prefix of the engine's function names in a traceback: its package path
+// and a dot.
+var enginePrefix = reflect.TypeFor[Exec]().PkgPath() + "."
+
+// abandonedIDs holds the ids (in tracebacks) of the controlled goroutines of abandoned
+// executions (runner.abandon): they stay, blocked, and are no goroutines of the program's.
+var abandonedIDs sync.Map
+
+// noteAbandoned records, from a traceback of every goroutine taken when an execution is
+// abandoned, the ids of the controlled goroutines: the abandoned execution's (and those of
+// earlier abandoned ones).
+func noteAbandoned(full []byte) {
+	for _, b := range bytes.Split(full, []byte("\n\n")) {
+		if hasFrame(b, "(*Exec).run") {
+			abandonedIDs.Store(goroutineID(b), true)
+		}
+	}
+}
+
+// programStacks filters a traceback of every goroutine (runtime.Stack with all set) as Stack
+// says; executing says an execution is in progress.
+func programStacks(full []byte, executing bool) []byte {
+	blocks := bytes.Split(bytes.TrimRight(full, "\n"), []byte("\n\n"))
+	explorers := map[string]bool{}
+	for _, b := range blocks {
+		if hasFrame(b, "Explore") || hasFrame(b, "(*runner).run") {
+			explorers[goroutineID(b)] = true
+		}
+	}
+	var out []byte
+	for _, b := range blocks {
+		if !programGoroutine(b, explorers, executing) {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, "\n\n"...)
+		}
+		if hasFrame(b, "(*Exec).run") {
+			b = withoutEngineFrames(b)
+		}
+		out = append(out, b...)
+	}
+	if len(out) > 0 {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// programGoroutine reports whether the goroutine of traceback block b is one the program under
+// test has in Go (see Stack).
+func programGoroutine(b []byte, explorers map[string]bool, executing bool) bool {
+	if explorers[goroutineID(b)] || hasFrame(b, "watchdog") {
+		return false
+	}
+	if hasFrame(b, "(*Exec).run") {
+		// A controlled goroutine: one of the execution in progress whose function has not
+		// returned (the engine's deferred call in run is then on its stack).
+		if _, abandoned := abandonedIDs.Load(goroutineID(b)); abandoned {
+			return false
+		}
+		return executing && !hasFrame(b, "(*Exec).run.func1")
+	}
+	// Started by the explorer for itself (the interrupt handler), or by the program.
+	return !explorers[creatorID(b)]
+}
+
+// hasFrame reports whether traceback block b has a frame of the engine's function fn.
+func hasFrame(b []byte, fn string) bool {
+	return bytes.Contains(b, []byte("\n"+enginePrefix+fn+"("))
+}
+
+// goroutineID returns the id in the header line of traceback block b ("goroutine 7 [...]:").
+func goroutineID(b []byte) string {
+	rest, ok := bytes.CutPrefix(b, []byte("goroutine "))
+	if !ok {
+		return ""
+	}
+	if i := bytes.IndexByte(rest, ' '); i >= 0 {
+		return string(rest[:i])
+	}
+	return ""
+}
+
+// creatorID returns the id of the goroutine that started the goroutine of traceback block b
+// ("created by f in goroutine 7"), or "".
+func creatorID(b []byte) string {
+	i := bytes.LastIndex(b, []byte("\ncreated by "))
+	if i < 0 {
+		return ""
+	}
+	line := b[i+1:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	_, id, ok := bytes.Cut(line, []byte(" in goroutine "))
+	if !ok {
+		return ""
+	}
+	return string(id)
+}
+
+// withoutEngineFrames returns the traceback block of a controlled goroutine without the
+// engine's frames above the program's (where it waits at a scheduling point) and below them
+// (run, which calls the goroutine's function), so that the function on top of the stack is the
+// program's, as in Go's traceback of a goroutine blocked in the runtime. The header and the
+// "created by" lines are kept.
+func withoutEngineFrames(b []byte) []byte {
+	lines := bytes.Split(b, []byte("\n"))
+	// A frame is its function's line and the indented file line after it; "created by" and
+	// what follows end the block, and a line of its own ("...additional frames elided...")
+	// is a frame of one line.
+	var frames [][][]byte
+	var tail [][]byte
+	for i := 1; i < len(lines); i++ {
+		if bytes.HasPrefix(lines[i], []byte("created by ")) {
+			tail = lines[i:]
+			break
+		}
+		if i+1 < len(lines) && bytes.HasPrefix(lines[i+1], []byte("\t")) {
+			frames = append(frames, lines[i:i+2])
+			i++
+			continue
+		}
+		frames = append(frames, lines[i:i+1])
+	}
+	engine := func(f [][]byte) bool { return bytes.HasPrefix(f[0], []byte(enginePrefix)) }
+	for len(frames) > 0 && engine(frames[0]) {
+		frames = frames[1:]
+	}
+	for len(frames) > 0 && engine(frames[len(frames)-1]) {
+		frames = frames[:len(frames)-1]
+	}
+	if len(frames) == 0 {
+		// An AfterFunc callback picked but not started: nothing of the program's yet.
+		return b
+	}
+	out := [][]byte{lines[0]}
+	for _, f := range frames {
+		out = append(out, f...)
+	}
+	return bytes.Join(append(out, tail...), []byte("\n"))
+}

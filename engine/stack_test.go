@@ -1,0 +1,93 @@
+package engine_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// blockedForever is started by TestStackIsTheProgramsOnly and waits on a channel nobody sends
+// on: the one goroutine of the program that the traceback must show besides the body.
+func blockedForever(ch chan int) { engine.Recv(ch, "s.go:2") }
+
+// abandonedForever is a goroutine of an execution the watchdog abandons in
+// TestStackIsTheProgramsOnly: it stays blocked in the engine.
+func abandonedForever(ch chan int) { engine.Recv(ch, "a.go:4") }
+
+// finishes is started by TestStackIsTheProgramsOnly and returns at once.
+func finishes() {}
+
+// TestStackIsTheProgramsOnly: engine.Stack (runtime.Stack in instrumented code) with all set
+// shows, during an execution after one the watchdog abandoned, the test body and its goroutines that are under way, each with
+// the program's function on top — not the explorer, the watchdog, the interrupt handler, a
+// goroutine that returned (nor an AfterFunc whose timer has not fired, no goroutine in Go
+// either), nor controlled goroutines between executions; NumGoroutine agrees. Without all, it
+// is runtime.Stack's.
+func TestStackIsTheProgramsOnly(t *testing.T) {
+	// First an execution the watchdog abandons, whose goroutines stay: they are not the
+	// program's either.
+	release := make(chan struct{})
+	defer close(release)
+	rep := engine.Explore(func(et *engine.T) {
+		ch := engine.MakeChan[int](0, "a.go:1")
+		engine.Go(func() { abandonedForever(ch) }, "a.go:2")
+		engine.Gosched("a.go:3")
+		<-release // not instrumented: the engine cannot see it
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 1, Watchdog: 50 * time.Millisecond})
+	if rep.Stopped != "limitation" {
+		t.Fatalf("the first exploration was not abandoned: %+v", rep)
+	}
+
+	var during string
+	var before, after int
+	rep = engine.Explore(func(et *engine.T) {
+		before = engine.NumGoroutine()
+		ch := engine.MakeChan[int](0, "s.go:1")
+		engine.Go(func() { blockedForever(ch) }, "s.go:3")
+		engine.Go(finishes, "s.go:4")
+		engine.AfterFunc(time.Hour, func() {}, "s.go:5")
+		for range 10 {
+			engine.Gosched("s.go:6") // lets the goroutine that finishes finish
+		}
+		after = engine.NumGoroutine()
+		buf := make([]byte, 1<<20)
+		during = string(buf[:engine.Stack(buf, true)])
+		engine.Send(ch, 1, "s.go:7")
+	}, engine.Config{Strategy: randomStrategy(1), Schedules: 1})
+	if rep.First != nil {
+		t.Fatalf("bug: %v", rep.First.Bug)
+	}
+	blocks := strings.Split(strings.TrimSpace(during), "\n\n")
+	top := regexp.MustCompile(`^goroutine \d+ \[[^\]]*\]:\n([^\n(]*)\(`)
+	var tops []string
+	for _, b := range blocks {
+		if m := top.FindStringSubmatch(b); m != nil && !strings.HasPrefix(m[1], "testing.") && !strings.HasPrefix(m[1], "runtime.") {
+			tops = append(tops, m[1])
+		}
+	}
+	want := []string{
+		"github.com/interleave-dev/interleave/engine_test.TestStackIsTheProgramsOnly.func2", // the body, running
+		"github.com/interleave-dev/interleave/engine_test.blockedForever",                   // blocked at its receive
+	}
+	if len(tops) != 2 || tops[0] != want[0] || tops[1] != want[1] {
+		t.Errorf("the goroutines' top functions are %q, want %q:\n%s", tops, want, during)
+	}
+	for _, absent := range []string{"engine.Explore(", "engine.watchdog(", "os/signal", "engine_test.finishes", "(*Exec).wait(", "abandonedForever"} {
+		if strings.Contains(during, absent) {
+			t.Errorf("the traceback shows %s:\n%s", absent, during)
+		}
+	}
+	if after != before+1 {
+		t.Errorf("NumGoroutine %d after starting a goroutine that blocks, one that returns and an AfterFunc, %d before; want one more", after, before)
+	}
+	between := make([]byte, 1<<20)
+	if s := string(between[:engine.Stack(between, true)]); strings.Contains(s, "engine.(*Exec).run(") || strings.Contains(s, "engine.watchdog(") {
+		t.Errorf("between executions the traceback shows controlled goroutines or the watchdog:\n%s", s)
+	}
+	if s := string(between[:engine.Stack(between, false)]); !strings.Contains(s, "TestStackIsTheProgramsOnly") {
+		t.Errorf("Stack without all is not the caller's traceback:\n%s", s)
+	}
+}

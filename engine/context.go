@@ -42,8 +42,6 @@ import (
 //   - AfterFunc callbacks registered with the method (not context.AfterFunc) run synchronously,
 //     on the goroutine that cancels the context, and in the last case above only when the
 //     deadline or the cancel function (not the parent) ends the context.
-//   - context.AfterFunc(ctx, f) runs f in a goroutine the context package starts: f runs
-//     uncontrolled, as it would with any context.
 //   - A deadline later than the parent's keeps the parent's, as Go does, but the context is
 //     still a deadlineCtx (Go returns a context.WithCancel context).
 //   - A cancel function called by a goroutine the engine does not control closes Done for
@@ -52,6 +50,59 @@ import (
 //
 // context.Cause works: the cause is kept in a real cancelCtx that Value hands to the context
 // package.
+//
+// context.AfterFunc(ctx, f) is ContextAfterFunc: the context package would run f in a goroutine
+// of its own, which the engine does not control (a test waiting for f would wait for nothing
+// the engine can see); instead the engine watches ctx.Done() at every decision, as it does a
+// channel it cannot observe, and starts f in a controlled goroutine once it is closed.
+
+// ctxWatch is a context.AfterFunc registration: f runs in a new controlled goroutine once ctx
+// is done, unless stopped first.
+type ctxWatch struct {
+	ctx              context.Context
+	f                func()
+	pos              Pos
+	started, stopped bool
+}
+
+// ContextAfterFunc is context.AfterFunc(ctx, f): once ctx is done, f runs in a new controlled
+// goroutine (started at the first decision after ctx is done, where Go starts it when ctx is
+// canceled); stop reports whether it kept f from being started, as context.AfterFunc's does.
+func ContextAfterFunc(ctx context.Context, f func(), pos Pos) (stop func() bool) {
+	e, g := current(pos)
+	if g == nil {
+		return context.AfterFunc(ctx, f)
+	}
+	w := &ctxWatch{ctx: ctx, f: f, pos: pos}
+	e.watches = append(e.watches, w)
+	return func() bool {
+		if w.started || w.stopped {
+			return false
+		}
+		w.stopped = true
+		return true
+	}
+}
+
+// pollWatches starts the callbacks of the context.AfterFunc registrations whose context is
+// done, and forgets those and the stopped ones.
+func (e *Exec) pollWatches() {
+	kept := e.watches[:0]
+	for _, w := range e.watches {
+		if w.stopped {
+			continue
+		}
+		select {
+		case <-w.ctx.Done():
+			w.started = true
+			e.spawn(nil, w.f, w.pos, true)
+		default:
+			kept = append(kept, w)
+		}
+	}
+	clear(e.watches[len(kept):])
+	e.watches = kept
+}
 
 // deadlineCtx is a context whose deadline is on the virtual clock.
 type deadlineCtx struct {

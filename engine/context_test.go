@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -301,4 +302,75 @@ func TestContextOutsideExecution(t *testing.T) {
 	if ctx.Err() != context.Canceled {
 		t.Errorf("Err() = %v", ctx.Err())
 	}
+}
+
+// TestContextAfterFunc: context.AfterFunc's callback runs in a controlled goroutine once its
+// context is done (canceled, or past its deadline on the virtual clock), so that a test that
+// waits for it sees it, and its interleavings with the rest are explored: a check that
+// assumes the callback ran right after cancel fails in some schedule. stop keeps the callback
+// from starting only before it has.
+func TestContextAfterFunc(t *testing.T) {
+	t.Run("a test waiting for the callback", func(t *testing.T) {
+		for _, deadline := range []bool{false, true} {
+			rep := engine.Explore(func(et *engine.T) {
+				var ctx context.Context
+				var cancel context.CancelFunc
+				if deadline {
+					ctx, cancel = engine.WithTimeout(context.Background(), time.Millisecond, "f.go:1")
+				} else {
+					ctx, cancel = context.WithCancel(context.Background())
+				}
+				defer cancel()
+				done := engine.MakeChan[struct{}](0, "f.go:2")
+				stop := engine.ContextAfterFunc(ctx, func() { engine.Close(done, "f.go:3") }, "f.go:4")
+				if !deadline {
+					engine.Go(cancel, "f.go:5")
+				}
+				timeout := engine.After(time.Hour, "f.go:6")
+				if engine.Select("f.go:7", false, engine.RecvCase(done), engine.RecvCase(timeout)) != 0 {
+					et.Errorf("the callback did not run")
+				}
+				if stop() {
+					et.Errorf("stop after the callback started reported that it stopped it")
+				}
+			}, engine.Config{Strategy: randomStrategy(1), Schedules: 200})
+			if rep.First != nil {
+				t.Fatalf("deadline %v: bug %v\n%v", deadline, rep.First.Bug, rep.First.Bug.Logs)
+			}
+		}
+	})
+	t.Run("an order assumed", func(t *testing.T) {
+		rep := engine.Explore(func(et *engine.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			var ran int32
+			engine.ContextAfterFunc(ctx, func() { engine.AtomicStoreInt32(&ran, 1, "f.go:8") }, "f.go:9")
+			cancel()
+			engine.Gosched("f.go:10")
+			if engine.AtomicLoadInt32(&ran, "f.go:11") == 0 {
+				et.Errorf("the callback has not run yet")
+			}
+		}, engine.Config{Strategy: randomStrategy(1), Schedules: 200})
+		if rep.First == nil || !strings.Contains(rep.First.Bug.Message, "has not run yet") {
+			t.Fatalf("the schedule where the callback runs late was not found: %+v", rep)
+		}
+	})
+	t.Run("stopped before", func(t *testing.T) {
+		rep := engine.Explore(func(et *engine.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			stop := engine.ContextAfterFunc(ctx, func() { et.Errorf("the stopped callback ran") }, "f.go:12")
+			if !stop() {
+				et.Errorf("stop before the context was done did not stop the callback")
+			}
+			if stop() {
+				et.Errorf("a second stop reported that it stopped the callback")
+			}
+			cancel()
+			for range 5 {
+				engine.Gosched("f.go:13")
+			}
+		}, engine.Config{Strategy: randomStrategy(1), Schedules: 50})
+		if rep.First != nil {
+			t.Fatalf("bug %v\n%v", rep.First.Bug, rep.First.Bug.Logs)
+		}
+	})
 }

@@ -157,6 +157,8 @@ type Exec struct {
 
 	shadow map[shadowKey]any // shadow synchronization objects, by address
 	polled []*goroutine      // waiting on objects the engine cannot observe
+	// watches are the context.AfterFunc registrations waiting for their context (context.go).
+	watches []*ctxWatch
 	// cycleSince is the step at which a lock cycle closed (-1: none): background.go.
 	cycleSince int
 
@@ -235,6 +237,8 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.decision = Decision{e: e}
 	clear(e.shadow)
 	e.polled = e.polled[:0]
+	clear(e.watches)
+	e.watches = e.watches[:0]
 	e.cycleSince = -1
 	e.clock.reset()
 	e.rand = nil
@@ -531,8 +535,8 @@ func (e *Exec) park(g *goroutine) {
 // goroutine is enabled. It returns nil when the execution is over (its result is set).
 func (e *Exec) decide() *goroutine {
 	e.clock.pass(e)
-	for len(e.enabled) == 0 || len(e.polled) > 0 {
-		if len(e.polled) > 0 {
+	for len(e.enabled) == 0 || len(e.polled) > 0 || len(e.watches) > 0 {
+		if len(e.polled) > 0 || len(e.watches) > 0 {
 			e.poll()
 			if len(e.enabled) > 0 {
 				break
@@ -643,6 +647,9 @@ func (e *Exec) setStepObject(obj uintptr) {
 func (e *Exec) poll() {
 	for _, g := range e.polled {
 		e.setEnabled(g, g.blockedOn.ready(g))
+	}
+	if len(e.watches) > 0 {
+		e.pollWatches()
 	}
 }
 

@@ -69,6 +69,7 @@ var specials = map[string]special{
 	"context.WithDeadline":      {fn: "WithDeadline"},
 	"context.WithTimeoutCause":  {fn: "WithTimeoutCause"},
 	"context.WithDeadlineCause": {fn: "WithDeadlineCause"},
+	"context.AfterFunc":         {fn: "ContextAfterFunc"},
 	"runtime.Gosched":           {fn: "Gosched"},
 	"runtime.NumGoroutine":      {fn: "NumGoroutine", noPos: true},
 	"runtime.Stack":             {fn: "Stack", noPos: true},

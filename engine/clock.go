@@ -16,12 +16,18 @@ var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 //     timer, as testing/synctest does: code that sleeps or waits for a timeout runs without
 //     waiting.
 //   - Every step takes a little time (pass): 1ns for the first busyDoubling steps after the
-//     clock last jumped, then twice as long every busyDoubling steps. A program that never
-//     blocks still sees its deadlines come, as it would on a real machine where a busy loop
-//     burns real time: a loop bounded by context.WithTimeout, time.AfterFunc or a deadline
-//     ends (a one-second deadline after about 40,000 steps, a minute's after about 52,000),
-//     while an ordinary test, a few thousand steps between blocking operations, moves the
-//     clock by microseconds and fires no timer early.
+//     clock last jumped, then twice as long every busyDoubling steps, up to workStepTime after
+//     a step that changed something (a write, a lock, a channel operation: work). A program
+//     that only looks — polls a flag or a channel, reads the clock, yields — still sees its
+//     deadlines come, as it would on a real machine where a busy loop burns real time: a loop
+//     bounded by context.WithTimeout, time.AfterFunc or a deadline ends (a one-second deadline
+//     after about 40,000 steps, a minute's after about 52,000). A program that works does not
+//     see hours pass in a few tens of thousands of steps (80,000 locks and unlocks take about
+//     20ms): a test that waits for its workers with a timeout, or checks how long they took,
+//     is not failed by a clock that ran away; one that lets workers run while it sleeps still
+//     wakes (a 10ms sleep after about 50,000 of their steps). An ordinary test, a few thousand
+//     steps between blocking operations, moves the clock by microseconds and fires no timer
+//     early.
 //   - Reading the clock (Now, Since, Until) moves it by 1ns, so that two readings always
 //     differ, as a monotonic clock's do.
 type clock struct {
@@ -67,9 +73,14 @@ func (c *clock) setDue() {
 	c.setWake()
 }
 
-// setWake computes wake from due, busy and stepTime.
+// setWake computes wake from due, busy and stepTime. Above workStepTime it is now: every
+// step goes through passSlow, which looks at what the last one did.
 func (c *clock) setWake() {
 	c.wake = c.due
+	if c.stepTime > workStepTime {
+		c.wake = c.now
+		return
+	}
 	if !c.still && c.busy/busyDoubling < maxStepShift {
 		if d := c.now + int64(busyDoubling-c.busy%busyDoubling)*c.stepTime; d < c.wake {
 			c.wake = d
@@ -79,6 +90,14 @@ func (c *clock) setWake() {
 
 // busyDoubling is the number of steps after which the time a step takes doubles (pass).
 const busyDoubling = 2048
+
+// workStepTime is the most a step takes after a step that changed something (about the
+// time a contended lock or a channel handoff takes on a real machine): the doubling of the
+// time a step takes goes on from there only while the program only looks (passSlow).
+const (
+	workStepShift = 8
+	workStepTime  = 1 << workStepShift
+)
 
 // maxStepShift bounds the time one step takes (about 17 minutes), so that the clock cannot
 // overflow in any execution the step bound allows.
@@ -95,8 +114,16 @@ func (c *clock) pass(e *Exec) {
 	}
 }
 
-// passSlow doubles the time a step takes every busyDoubling steps, and fires the timers due.
+// passSlow doubles the time a step takes every busyDoubling steps, caps it at workStepTime
+// after a step that changed something, and fires the timers due.
 func (c *clock) passSlow(e *Exec) {
+	if c.stepTime > workStepTime && e.lastOp.IsWrite() && e.lookedAt != e.steps {
+		// The step just executed worked: this step takes workStepTime, the first of those
+		// from which the doubling goes on.
+		c.now -= c.stepTime - workStepTime
+		c.stepTime = workStepTime
+		c.busy = workStepShift*busyDoubling + 1
+	}
 	if !c.still && c.busy%busyDoubling == 0 && c.busy/busyDoubling <= maxStepShift {
 		c.stepTime = 1 << (c.busy / busyDoubling)
 	}

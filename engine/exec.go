@@ -157,6 +157,9 @@ type Exec struct {
 
 	shadow map[shadowKey]any // shadow synchronization objects, by address
 	polled []*goroutine      // waiting on objects the engine cannot observe
+	// lookedAt is the last step whose operation, though of a kind that changes things, changed
+	// nothing: a select that took its default, a TryLock that failed (clock.go, work).
+	lookedAt int
 	// watches are the context.AfterFunc registrations waiting for their context (context.go).
 	watches []*ctxWatch
 	// cycleSince is the step at which a lock cycle closed (-1: none): background.go.

@@ -47,6 +47,7 @@ func TryLock(mu *sync.Mutex, pos Pos) bool {
 	m := mutexOf(e, mu)
 	e.point(g, OpTryLock, uintptr(unsafe.Pointer(mu)), pos)
 	if m.locked {
+		e.lookedAt = e.steps // the step changed nothing (clock.go)
 		return false
 	}
 	m.locked = true

@@ -356,6 +356,9 @@ func (e *Exec) chanRun(g *goroutine, o *chanOp, kind OpKind) int {
 		closedSend = o.sgs[k].b.closedSend
 	} else {
 		k, closedSend = e.chanPick(g, o)
+		if k < 0 {
+			e.lookedAt = e.steps // the default: the step changed nothing (clock.go)
+		}
 	}
 	// Leave the queues; the partners that counted on g's other cases are re-evaluated.
 	o.done = true

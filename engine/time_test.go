@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,6 +208,73 @@ func TestTimePassesWhileRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tmExplore(t, tt.body, 20) })
+	}
+}
+
+// TestWorkDoesNotRunTheClockAway: the time a step takes stops doubling at workStepTime after a
+// step that changes something (clock.go), so that goroutines that work — here 80,000 locks and
+// unlocks, without ever all blocking — see milliseconds pass, not hours (a test waiting for
+// them with a timeout, or checking how long they took, failed falsely), while a loop that only
+// polls — a select with a default, here — still sees its one-second deadline come, and a sleep
+// while others work still ends.
+func TestWorkDoesNotRunTheClockAway(t *testing.T) {
+	tests := []struct {
+		name string
+		body func(t *engine.T, done *int)
+	}{
+		{"80,000 locks and unlocks", func(t *engine.T, done *int) {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			engine.WGAdd(&wg, 2, "w.go:4")
+			for range 2 {
+				engine.Go(func() {
+					for range 20000 {
+						engine.Lock(&mu, "w.go:1")
+						engine.Unlock(&mu, "w.go:2")
+					}
+					engine.WGDone(&wg, "w.go:5")
+				}, "w.go:3")
+			}
+			engine.WGWait(&wg, "w.go:12")
+			if d := engine.Since(engine.Epoch); d > 100*time.Millisecond {
+				t.Errorf("80,000 locks and unlocks took %v of virtual time", d)
+			}
+			*done++
+		}},
+		{"a select-default loop bounded by WithTimeout", func(t *engine.T, done *int) {
+			ctx, cancel := engine.WithTimeout(context.Background(), time.Second, "w.go:6")
+			defer cancel()
+			for {
+				if _, ok := tmPoll(ctx.Done(), "w.go:7"); ok {
+					break
+				}
+			}
+			*done++
+		}},
+		{"a sleep while others work", func(t *engine.T, done *int) {
+			var mu sync.Mutex
+			var stop atomic.Bool
+			n := 0
+			engine.Go(func() {
+				for !stop.Load() {
+					engine.Lock(&mu, "w.go:8")
+					n++
+					engine.Unlock(&mu, "w.go:9")
+				}
+			}, "w.go:10")
+			engine.Sleep(5*time.Millisecond, "w.go:11")
+			stop.Store(true)
+			*done++
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := 0
+			tmExplore(t, func(et *engine.T) { tt.body(et, &done) }, 3)
+			if done != 3 {
+				t.Errorf("%d of 3 executions ended (the others at the step bound)", done)
+			}
+		})
 	}
 }
 

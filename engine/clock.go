@@ -16,12 +16,14 @@ var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 //     timer, as testing/synctest does: code that sleeps or waits for a timeout runs without
 //     waiting.
 //   - Every step takes a little time (pass): 1ns for the first busyDoubling steps after the
-//     clock last jumped, then twice as long every busyDoubling steps, up to workStepTime after
-//     a step that changed something (a write, a lock, a channel operation: work). A program
-//     that only looks — polls a flag or a channel, reads the clock, yields — still sees its
-//     deadlines come, as it would on a real machine where a busy loop burns real time: a loop
-//     bounded by context.WithTimeout, time.AfterFunc or a deadline ends (a one-second deadline
-//     after about 40,000 steps, a minute's after about 52,000). A program that works does not
+//     clock last jumped, then twice as long every busyDoubling steps — up to workStepTime after
+//     a step that changed something (a write, a lock, a channel operation: work), unless the
+//     program looked at the time in the last busyDoubling steps (time.Now, a deadline
+//     context's Err). A program that waits for time to pass — polls a flag, a channel or the
+//     clock, or works until a deadline it checks — sees its deadlines come, as it would on a
+//     real machine where a busy loop burns real time: a loop bounded by context.WithTimeout,
+//     time.AfterFunc or a deadline ends (a one-second deadline after about 40,000 steps, a
+//     minute's after about 52,000). A program that works without looking at the time does not
 //     see hours pass in a few tens of thousands of steps (80,000 locks and unlocks take about
 //     20ms): a test that waits for its workers with a timeout, or checks how long they took,
 //     is not failed by a clock that ran away; one that lets workers run while it sleeps still
@@ -117,7 +119,7 @@ func (c *clock) pass(e *Exec) {
 // passSlow doubles the time a step takes every busyDoubling steps, caps it at workStepTime
 // after a step that changed something, and fires the timers due.
 func (c *clock) passSlow(e *Exec) {
-	if c.stepTime > workStepTime && e.lastOp.IsWrite() && e.lookedAt != e.steps {
+	if c.stepTime > workStepTime && e.lastOp.IsWrite() && e.lookedAt != e.steps && e.steps-e.clockReadAt > busyDoubling {
 		// The step just executed worked: this step takes workStepTime, the first of those
 		// from which the doubling goes on.
 		c.now -= c.stepTime - workStepTime
@@ -295,6 +297,7 @@ func Sleep(d time.Duration, pos Pos) {
 // Now is time.Now on the virtual clock. Reading the clock is not a scheduling point.
 func Now() time.Time {
 	if e := active.Load(); e != nil && e.caller() != nil {
+		e.clockReadAt = e.steps
 		return e.clock.read()
 	}
 	return time.Now()

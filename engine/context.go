@@ -316,6 +316,9 @@ func (c *deadlineCtx) Done() <-chan struct{} {
 // deadline passed, context.Canceled if the cancel function was called, or the parent's error
 // if the parent ended first.
 func (c *deadlineCtx) Err() error {
+	if e := active.Load(); e != nil && e.caller() != nil {
+		e.clockReadAt = e.steps // asking whether the deadline passed looks at the time (clock.go)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err == nil && c.real {

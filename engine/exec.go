@@ -158,8 +158,9 @@ type Exec struct {
 	shadow map[shadowKey]any // shadow synchronization objects, by address
 	polled []*goroutine      // waiting on objects the engine cannot observe
 	// lookedAt is the last step whose operation, though of a kind that changes things, changed
-	// nothing: a select that took its default, a TryLock that failed (clock.go, work).
-	lookedAt int
+	// nothing: a select that took its default, a TryLock that failed; clockReadAt the last step
+	// during which the program looked at the time (clock.go, passSlow).
+	lookedAt, clockReadAt int
 	// watches are the context.AfterFunc registrations waiting for their context (context.go).
 	watches []*ctxWatch
 	// cycleSince is the step at which a lock cycle closed (-1: none): background.go.
@@ -240,6 +241,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.decision = Decision{e: e}
 	clear(e.shadow)
 	e.polled = e.polled[:0]
+	e.lookedAt, e.clockReadAt = -1, -busyDoubling-1
 	clear(e.watches)
 	e.watches = e.watches[:0]
 	e.cycleSince = -1

@@ -212,11 +212,12 @@ func TestTimePassesWhileRunning(t *testing.T) {
 }
 
 // TestWorkDoesNotRunTheClockAway: the time a step takes stops doubling at workStepTime after a
-// step that changes something (clock.go), so that goroutines that work — here 80,000 locks and
-// unlocks, without ever all blocking — see milliseconds pass, not hours (a test waiting for
-// them with a timeout, or checking how long they took, failed falsely), while a loop that only
-// polls — a select with a default, here — still sees its one-second deadline come, and a sleep
-// while others work still ends.
+// step that changes something, unless the program looked at the time lately (clock.go), so
+// that goroutines that work — here 80,000 locks and unlocks, without ever all blocking — see
+// milliseconds pass, not hours (a test waiting for them with a timeout, or checking how long
+// they took, failed falsely), while a loop that only polls — a select with a default, here —
+// or that works until a deadline it checks still sees its deadline come, and a sleep while
+// others work still ends.
 func TestWorkDoesNotRunTheClockAway(t *testing.T) {
 	tests := []struct {
 		name string
@@ -248,6 +249,25 @@ func TestWorkDoesNotRunTheClockAway(t *testing.T) {
 				if _, ok := tmPoll(ctx.Done(), "w.go:7"); ok {
 					break
 				}
+			}
+			*done++
+		}},
+		{"work until a context's deadline", func(t *engine.T, done *int) {
+			ctx, cancel := engine.WithTimeout(context.Background(), 100*time.Millisecond, "w.go:13")
+			defer cancel()
+			var mu sync.Mutex
+			for ctx.Err() == nil {
+				engine.Lock(&mu, "w.go:14")
+				engine.Unlock(&mu, "w.go:15")
+			}
+			*done++
+		}},
+		{"work until a deadline read from the clock", func(t *engine.T, done *int) {
+			deadline := engine.Now().Add(5 * time.Second)
+			var mu sync.Mutex
+			for engine.Now().Before(deadline) {
+				engine.Lock(&mu, "w.go:16")
+				engine.Unlock(&mu, "w.go:17")
 			}
 			*done++
 		}},

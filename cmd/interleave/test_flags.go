@@ -292,10 +292,10 @@ Goroutines still running when the test returns (a cache's janitor on a ticker) a
 second of virtual time to end; those that go on are a notice, as go test does not fail them,
 unless -strict-leaks makes them a leak. A goroutine blocked forever is always a leak.
 
-Virtual time passes a little at every step, faster the longer the program only polls without
-blocking, so that a loop bounded by a deadline ends, and no faster than 256ns a step while it
-works (writes, locks, channel operations), so that workers do not see hours pass; time.Now
-never returns the same instant twice.
+Virtual time passes a little at every step, faster the longer the program runs without
+blocking, so that a loop bounded by a deadline ends; no faster than 256ns a step while it works
+(writes, locks, channel operations) without looking at the time, so that workers do not see
+hours pass; time.Now never returns the same instant twice.
 
 -p N runs up to N test processes at once (default: the number of CPUs), as go test -p does;
 the output stays per test and in order. A test with processes to spare (fewer tests than N) is

@@ -14,9 +14,9 @@ import (
 // not exist in Go: those of other executions, and those whose function has returned (the
 // engine hands control on before the real goroutine ends). A controlled goroutine's traceback
 // starts at the program's function, as Go's of a goroutine blocked in the runtime does. What
-// goroutine-leak checkers (go.uber.org/goleak, a test's own runtime.Stack)
-// read is then the test's goroutines only, as under go test. The calling goroutine's own
-// traceback (all unset) is runtime.Stack's.
+// goroutine-leak checkers (go.uber.org/goleak, a test's own runtime.Stack) read is then the
+// test's goroutines only, as under go test. The calling goroutine's own traceback (all unset)
+// is runtime.Stack's.
 func Stack(buf []byte, all bool) int {
 	if !all {
 		return runtime.Stack(buf, false)

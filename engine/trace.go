@@ -5,6 +5,32 @@ import (
 	"unsafe"
 )
 
+// traceStep is one recorded decision, in the engine's compact form: 16 bytes without
+// pointers, so that recording a step costs a plain store (it is most of what a scheduling
+// point that does not switch costs). A data choice's value and number of alternatives are
+// kept apart, in Exec.choices.
+type traceStep struct {
+	obj  uintptr // the object acted on; for a data choice, its index in Exec.choices
+	g    GID
+	code uint32 // posID | op << 23 | 1 << 31 for a data choice
+}
+
+type choiceRecord struct{ value, n int32 }
+
+const (
+	tracePosBits = 23
+	traceChoice  = 1 << 31
+	tracePosMask = 1<<tracePosBits - 1
+	traceOpMask  = 0xff
+	maxPositions = tracePosMask
+)
+
+func (s traceStep) isChoice() bool { return s.code&traceChoice != 0 }
+func (s traceStep) op() OpKind     { return OpKind(s.code >> tracePosBits & traceOpMask) }
+func (s traceStep) pos() posID     { return posID(s.code & tracePosMask) }
+
+func traceCode(op OpKind, pos posID) uint32 { return uint32(pos) | uint32(op)<<tracePosBits }
+
 // posID is an interned source position.
 type posID uint32
 

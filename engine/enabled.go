@@ -1,0 +1,219 @@
+// Which goroutines can run: the enabled set, the queues of goroutines waiting on an object,
+// and how a change of the object re-evaluates its waiters (notify), one by one or, for a
+// mutex's waiters, a word of the set at a time.
+
+package engine
+
+import (
+	"math/bits"
+	"slices"
+	"sort"
+)
+
+// blocker says whether a goroutine's pending operation can proceed.
+type blocker interface {
+	ready(g *goroutine) bool
+}
+
+// waitq is the list of goroutines waiting for an object's state to change.
+type waitq struct {
+	ids []GID
+	// uniform says every waiter waits for the same state of the object (a mutex to be
+	// unlocked): they can all proceed or none can, so notify asks the first. A uniform
+	// queue's order does not matter: a waiter leaves it in constant time (goroutine.uqIndex).
+	uniform bool
+	// For a uniform queue: its waiters as a set too, so that notify enables or disables them
+	// all a word at a time (flipGroup), and the step at which it last enabled them, which
+	// stands for each member's since (Exec.sinceOf).
+	members enabledSet
+	onStep  int
+}
+
+func (q *waitq) add(g *goroutine) {
+	if q.uniform {
+		g.uq, g.uqIndex = q, len(q.ids)
+		q.members.grow(int(g.id) + 1)
+		q.members.set(g.id, true)
+	}
+	q.ids = append(q.ids, g.id)
+}
+
+func (q *waitq) remove(g *goroutine) {
+	if q.uniform {
+		// A waiter leaves the queue once picked, which records its since (decide): what the
+		// queue's onStep stood for is not needed after.
+		last := len(q.ids) - 1
+		moved := q.ids[last]
+		q.ids[g.uqIndex] = moved
+		g.e.gs[moved].uqIndex = g.uqIndex
+		q.ids = q.ids[:last]
+		q.members.set(g.id, false)
+		g.uq = nil
+		return
+	}
+	if i := slices.Index(q.ids, g.id); i >= 0 {
+		q.ids = slices.Delete(q.ids, i, i+1)
+	}
+}
+
+// setEnabled records whether g can be picked.
+func (e *Exec) setEnabled(g *goroutine, on bool) {
+	if e.en.has(g.id) == on {
+		return
+	}
+	e.flip(g.id, on)
+	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
+	if on {
+		e.enabled = append(e.enabled, 0)
+		copy(e.enabled[i+1:], e.enabled[i:])
+		e.enabled[i] = g.id
+		return
+	}
+	if i < len(e.enabled) && e.enabled[i] == g.id {
+		e.enabled = append(e.enabled[:i], e.enabled[i+1:]...)
+	}
+}
+
+// flip changes whether goroutine id is enabled, leaving e.enabled to the caller.
+func (e *Exec) flip(id GID, on bool) {
+	e.en.set(id, on)
+	if on {
+		e.since[id] = e.steps
+	} else {
+		e.jumps[id] = e.clock.jumps
+	}
+}
+
+// groupFlips enables flipGroup; the tests turn it off to compare it with one-by-one flips.
+var groupFlips = true
+
+// flipGroup enables (on) or disables every waiter of the uniform queue q a word of the
+// enabled set at a time, when every one of them is the other way — the case of a mutex's
+// waiters at each Lock and Unlock —, recording the step of enabling them in q; it returns
+// false, changing nothing, when some waiter already is as on says, so that each goroutine's
+// since stays exactly what flipping them one by one would make it. Their jumps (the clock's
+// jumps when disabled) are not recorded: they are read only for goroutines blocked in a channel
+// operation (synctest.go, parked), never for a mutex's waiters, and a waiter's next disabling
+// after it leaves the queue records them anew.
+func (e *Exec) flipGroup(q *waitq, on bool) bool {
+	en := e.en.words
+	for i, m := range q.members.words {
+		if on && en[i]&m != 0 || !on && ^en[i]&m != 0 {
+			return false
+		}
+	}
+	for i, m := range q.members.words {
+		if on {
+			en[i] |= m
+		} else {
+			en[i] &^= m
+		}
+	}
+	if on {
+		q.onStep = e.steps
+	}
+	return true
+}
+
+// sinceOf is the step since which goroutine id has been enabled and not picked (fair.go), or
+// since which it was last enabled: its own record, or its uniform queue's last flip on.
+func (e *Exec) sinceOf(id GID) int {
+	s := e.since[id]
+	if q := e.gs[id].uq; q != nil && q.onStep > s {
+		return q.onStep
+	}
+	return s
+}
+
+// enabled reports whether g can be picked (or is running).
+func (g *goroutine) enabled() bool { return g.e.en.has(g.id) }
+
+// notifyOneByOne is the number of waiters up to which notify updates the enabled list one
+// goroutine at a time (a sorted insertion each); with more, it rebuilds the list once from the
+// enabled set, so that a mutex many goroutines wait for costs a pass over the set's words and
+// one append per enabled goroutine, not a sorted insertion per waiter.
+const notifyOneByOne = 8
+
+// notify re-evaluates the goroutines waiting in q after the object behind q changed.
+func (e *Exec) notify(q *waitq) {
+	if len(q.ids) <= notifyOneByOne {
+		for _, id := range q.ids {
+			w := e.gs[id]
+			e.setEnabled(w, w.blockedOn.ready(w))
+		}
+		return
+	}
+	changed := false
+	if q.uniform {
+		first := e.gs[q.ids[0]]
+		on := first.blockedOn.ready(first)
+		if groupFlips && e.flipGroup(q, on) {
+			e.enabled = e.en.appendTo(e.enabled[:0])
+			return
+		}
+		for _, id := range q.ids {
+			if e.en.has(id) != on {
+				e.flip(id, on)
+				changed = true
+			}
+		}
+	} else {
+		for _, id := range q.ids {
+			w := e.gs[id]
+			if on := w.blockedOn.ready(w); on != e.en.has(id) {
+				e.flip(id, on)
+				changed = true
+			}
+		}
+	}
+	if changed {
+		e.enabled = e.en.appendTo(e.enabled[:0])
+	}
+}
+
+// poll re-evaluates goroutines waiting on objects the engine cannot observe.
+func (e *Exec) poll() {
+	for _, g := range e.polled {
+		e.setEnabled(g, g.blockedOn.ready(g))
+	}
+	if len(e.watches) > 0 {
+		e.pollWatches()
+	}
+}
+
+// enabledSet is the set of enabled goroutines as one bit per GID: the sorted list of them
+// (Exec.enabled) is rebuilt from it a word at a time.
+type enabledSet struct{ words []uint64 }
+
+func (s *enabledSet) reset() {
+	clear(s.words)
+	s.words = s.words[:0]
+}
+
+// grow makes room for n goroutines.
+func (s *enabledSet) grow(n int) {
+	for len(s.words)*64 < n {
+		s.words = append(s.words, 0)
+	}
+}
+
+func (s *enabledSet) has(g GID) bool { return s.words[g>>6]&(1<<(g&63)) != 0 }
+
+func (s *enabledSet) set(g GID, on bool) {
+	if on {
+		s.words[g>>6] |= 1 << (g & 63)
+	} else {
+		s.words[g>>6] &^= 1 << (g & 63)
+	}
+}
+
+// appendTo appends the goroutines of the set to ids in increasing order.
+func (s *enabledSet) appendTo(ids []GID) []GID {
+	for i, w := range s.words {
+		for w != 0 {
+			ids = append(ids, GID(i<<6+bits.TrailingZeros64(w)))
+			w &= w - 1
+		}
+	}
+	return ids
+}

@@ -453,13 +453,14 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	orphans.Store(stuck.gp, true)
 	orphanCount.Add(1)
 	active.Store(nil)
-	noteAbandoned(AllStacks())
+	stacks := AllStacks()
+	noteAbandoned(stacks)
 	where := "the test body"
 	if stuck.created != "" {
 		where = "the goroutine started at " + stuck.created
 	}
 	why := "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
-	s := examine()
+	s := examine(stacks)
 	switch {
 	case s.busy != "":
 		why = fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", s.busy)

@@ -73,7 +73,7 @@ func watchdog() {
 			continue
 		}
 		stalled := now.Sub(since)
-		if stalled >= w.limit || (w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined && examine().forGood) {
+		if stalled >= w.limit || (w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined && examine(AllStacks()).forGood) {
 			w.stalled.Store(int64(stalled.Round(100 * time.Millisecond)))
 			select {
 			case w.fired <- struct{}{}:
@@ -105,9 +105,9 @@ type stall struct {
 var syncWait = []string{"chan receive", "chan send", "select", "semacquire", "sync.Mutex.Lock", "sync.RWMutex.Lock",
 	"sync.RWMutex.RLock", "sync.WaitGroup.Wait", "sync.Cond.Wait"}
 
-// examine reads a traceback of every goroutine; the calling goroutine is left out.
-func examine() stall {
-	buf := AllStacks()
+// examine reads a traceback of every goroutine (AllStacks); the calling goroutine, the first,
+// is left out.
+func examine(buf []byte) stall {
 	var s stall
 	canRun := false
 	stuckWaits := false

@@ -109,19 +109,10 @@ func TestShardsAndMerge(t *testing.T) {
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
 	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
-	store := filepath.Join(dir, findings.StoreDir)
-	// run runs interleave test with extra and moves the store it made to a directory.
 	run := func(name string, extra ...string) string {
 		t.Helper()
-		code, out, errOut := interleaveIn(t, dir, nil, append(append(slices.Clone(args), extra...), ".")...)
-		if code != 1 {
-			t.Fatalf("%s: exit %d, want 1\n%s\n%s", name, code, out, errOut)
-		}
-		dst := filepath.Join(t.TempDir(), name)
-		if err := os.Rename(store, dst); err != nil {
-			t.Fatal(err)
-		}
-		return dst
+		_, _, moved := exploreAndMoveStore(t, dir, name, 1, append(slices.Clone(args), extra...))
+		return moved
 	}
 	whole := run("whole")
 	shard1 := run("shard1", "-shard", "1/2")
@@ -207,19 +198,9 @@ func TestPeriodShards(t *testing.T) {
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
 	args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
-	store := filepath.Join(dir, findings.StoreDir)
-	// run runs interleave test with extra, checks its exit code, and moves the store it made
-	// (if any) to a directory.
 	run := func(name string, wantCode int, extra ...string) (lines []string, stderr, moved string) {
 		t.Helper()
-		code, out, errOut := interleaveIn(t, dir, nil, append(append(slices.Clone(args), extra...), ".")...)
-		if code != wantCode {
-			t.Fatalf("%s: exit %d, want %d\n%s\n%s", name, code, wantCode, out, errOut)
-		}
-		moved = filepath.Join(t.TempDir(), name)
-		if err := os.Rename(store, moved); err != nil {
-			t.Fatal(err)
-		}
+		out, errOut, moved := exploreAndMoveStore(t, dir, name, wantCode, append(slices.Clone(args), extra...))
 		return summaryLines(out), errOut, moved
 	}
 	whole, _, wholeStore := run("whole", 1)
@@ -257,6 +238,22 @@ func TestPeriodShards(t *testing.T) {
 		t.Fatal(errs)
 	}
 	sameAsWhole(t, merged, target, loadStore(t, wholeStore))
+}
+
+// exploreAndMoveStore runs interleave with args on the module in dir, checks its exit code, and
+// moves the results store it made to a new directory named name, as a shard's CI job would
+// upload it; it returns the output and that directory.
+func exploreAndMoveStore(t *testing.T, dir, name string, wantCode int, args []string) (stdout, stderr, moved string) {
+	t.Helper()
+	code, out, errOut := interleaveIn(t, dir, nil, append(args, ".")...)
+	if code != wantCode {
+		t.Fatalf("%s: exit %d, want %d\n%s\n%s", name, code, wantCode, out, errOut)
+	}
+	moved = filepath.Join(t.TempDir(), name)
+	if err := os.Rename(filepath.Join(dir, findings.StoreDir), moved); err != nil {
+		t.Fatal(err)
+	}
+	return out, errOut, moved
 }
 
 // sameAsWhole checks merged shards' findings documents against the unsharded run's: the same

@@ -163,6 +163,7 @@ func Explore(body func(*T), cfg Config) *Report {
 	r := newRunner(cfg)
 	races := make(map[racePair]int)
 	fixedData := false // an execution drew math/rand values from the fixed seed
+	sharer, _ := cfg.Strategy.(PointsSharer)
 	defer func() { rep.Elapsed, rep.RacyPoints = time.Since(start), r.racyList }()
 	for {
 		switch {
@@ -176,7 +177,17 @@ func Explore(body func(*T), cfg Config) *Report {
 			rep.Stopped = "canceled"
 			return rep
 		}
-		if !cfg.Strategy.Begin() {
+		begun := cfg.Strategy.Begin()
+		if sharer != nil {
+			r.addRacy(sharer.AgreedRacyPoints(), rep)
+		}
+		if !begun {
+			if h, ok := cfg.Strategy.(Halter); ok {
+				if why, err := h.Halted(); why != "" {
+					rep.Stopped, rep.Err = why, err
+					return rep
+				}
+			}
 			rep.Stopped = "exhausted"
 			if x, ok := cfg.Strategy.(Exhauster); ok {
 				rep.Exhausted = x.Exhausted()
@@ -205,7 +216,10 @@ func Explore(body func(*T), cfg Config) *Report {
 					fresh = append(fresh, *rc)
 				}
 			})
-			if r.racy != nil && !cfg.FixedRacyPoints && r.growRacy(fresh) {
+			switch {
+			case r.racy == nil || cfg.FixedRacyPoints:
+			case sharer != nil && sharer.ShareRacyPoints(r.newRacy(fresh)):
+			case r.growRacy(fresh):
 				rep.RacyPointsGrew++
 			}
 		}
@@ -334,6 +348,37 @@ func (r *runner) growRacy(fresh []DataRace) bool {
 		}
 	}
 	return grew
+}
+
+// newRacy returns the positions of fresh races' accesses that are not scheduling points yet.
+func (r *runner) newRacy(fresh []DataRace) []Pos {
+	var out []Pos
+	for _, rc := range fresh {
+		for _, p := range [...]Pos{rc.A.Pos, rc.B.Pos} {
+			if !r.racy[p] && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// addRacy makes the positions a PointsSharer agreed on scheduling points (the strategy
+// restarted its search itself).
+func (r *runner) addRacy(agreed []Pos, rep *Report) {
+	if r.racy == nil || len(agreed) == 0 {
+		return
+	}
+	grew := false
+	for _, p := range agreed {
+		if !r.racy[p] {
+			r.racy[p], grew = true, true
+		}
+	}
+	if grew {
+		r.racyList = slices.Sorted(maps.Keys(r.racy))
+		rep.RacyPointsGrew++
+	}
 }
 
 // addRaces merges the races of execution n into the report; stacks is called with the races

@@ -66,6 +66,27 @@ type Prober interface {
 	Probe() bool
 }
 
+// Halter is implemented by strategies whose Begin can return false for a reason other than
+// an exhausted space: a strategy that explores in step with other processes (strategy.Lockstep)
+// stops when they reach the run's budget together, or when another process ended. Halted
+// returns "" when Begin returned false because the space is exhausted, and otherwise the reason,
+// a Report.Stopped value ("schedules", "canceled", "error"), with the error of "error".
+type Halter interface {
+	Halted() (string, error)
+}
+
+// PointsSharer is implemented by strategies that explore in step with other processes, which
+// must make the same racy accesses scheduling points at the same moment of the search
+// (strategy.Lockstep). With Config.Points racy, Explore offers it the positions that the races
+// an execution first saw would make points (those that are not yet), instead of making them;
+// ShareRacyPoints returns false when the strategy does not share them (it is not in step with
+// others), and Explore then makes them points at once. After each Begin, Explore makes
+// AgreedRacyPoints points: the positions every process makes points there.
+type PointsSharer interface {
+	ShareRacyPoints(new []Pos) bool
+	AgreedRacyPoints() []Pos
+}
+
 // Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
 // Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
 // out of range.

@@ -97,6 +97,8 @@ type Period struct {
 	schedules int
 	skipped   int // schedules generated but not executed: already executed under another job
 	slices    int // jobs created
+
+	lock *periodLockstep // the search in step with other processes (Lockstep), or nil
 }
 
 // periodJob is an exploration job: a slice and a schedule prefix (§3.1).
@@ -141,7 +143,7 @@ func (s *Period) Restart() {
 	if err != nil {
 		panic(err) // s was made by NewPeriod with the same arguments
 	}
-	fresh.schedules, fresh.skipped = s.schedules, s.skipped
+	fresh.schedules, fresh.skipped, fresh.lock = s.schedules, s.skipped, s.lock
 	*s = *fresh
 }
 
@@ -194,6 +196,9 @@ func (s *Period) Begin() bool {
 	s.executedKP = s.executedKP[:0]
 	s.yieldedIn = s.yieldedIn[:0]
 	s.assign = s.assign[:0]
+	if s.lock != nil {
+		return s.beginLockstep()
+	}
 	if !s.dryRun {
 		return true
 	}
@@ -396,10 +401,19 @@ func (s *Period) Choose(c *engine.Choice) int {
 
 // End implements engine.Strategy: the feedback analyzer (§3.4, Algorithm 1, lines 11–14).
 func (s *Period) End(*engine.Result) {
+	if s.lock != nil {
+		s.endLockstep() // learnt from at the round's end
+		return
+	}
 	s.schedules++
-	counts := make([]int, len(s.executedKP))
-	for w, kps := range s.executedKP {
-		counts[w] = len(kps)
+	s.feedback(s.executedKP)
+}
+
+// feedback is the feedback analyzer on the current execution, whose key points were kps.
+func (s *Period) feedback(kps [][]opKey) {
+	counts := make([]int, len(kps))
+	for w, k := range kps {
+		counts[w] = len(k)
 	}
 	if !s.dryRun {
 		// The dry run gives the number of workers; the initial job is one key point each.
@@ -421,7 +435,7 @@ func (s *Period) End(*engine.Result) {
 		return
 	}
 	pfx := getPrefix(s.cur, prev)
-	key := sliceKey(s.executedKP, counts)
+	key := sliceKey(kps, counts)
 	if j, ok := s.byKey[key]; ok {
 		// update_jobs: the job on this slice gets the common prefix.
 		if !j.finished {

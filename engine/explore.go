@@ -268,6 +268,9 @@ func Explore(body func(*T), cfg Config) *Report {
 			if rep.First == nil {
 				rep.First = res.clone()
 				rep.FirstAt = rep.Schedules
+				if n, ok := cfg.Strategy.(Numberer); ok {
+					rep.FirstAt = n.Number()
+				}
 			}
 			if !cfg.KeepGoing {
 				rep.Stopped = "bug"

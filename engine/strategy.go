@@ -87,6 +87,13 @@ type PointsSharer interface {
 	AgreedRacyPoints() []Pos
 }
 
+// Numberer is implemented by strategies that explore one part of a run whose executions
+// have one order (strategy.Lockstep): Number is the current execution's number in the whole
+// run, from 1, which Report.FirstAt gives instead of its number in this process.
+type Numberer interface {
+	Number() int
+}
+
 // Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
 // Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
 // out of range.

@@ -49,6 +49,8 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	// otherwise (PERIOD) the shards split the test list, each test explored whole in one.
 	splitErr := strategy.Partition(s, strategy.Part{}.Within(0, 2))
 	splittable := splitErr == nil
+	// PERIOD's workers on one machine explore one test's search in step (strategy.Lockstep).
+	lockstep := !splittable && strategy.CanLockstep(s) == nil
 	ctx, stop := stopContext()
 	defer stop()
 	wd, err := os.Getwd()
@@ -111,7 +113,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	case byTests && f.verbose:
 		out.warn(fmt.Sprintf("interleave: shard %d/%d: %d of the %d tests, each explored whole", f.shard.Index+1, f.shard.Count, len(jobs), total))
 	}
-	planJobs(f, jobs, splittable, byTests)
+	planJobs(f, jobs, splittable, lockstep, byTests)
 	var outcomes []testOutcome
 	started := time.Now()
 	bugs, failures := 0, 0
@@ -339,15 +341,17 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 }
 
 // execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
-// returns its result event and its output. Progress events go to progress as they come.
-func execTest(ctx context.Context, p *instrument.Package, test string, env []string, progress func(*explore.Event)) (*explore.Event, string, error) {
+// returns its result event and its output. Progress events (and the "lockstep" events of a
+// lockstep search) go to onEvent as they come. The extra files are the test binary's, from
+// file descriptor 4 on (3 is its event stream).
+func execTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, "", err
 	}
 	cmd := instrument.Command(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = p.Dir
-	cmd.ExtraFiles = []*os.File{w}
+	cmd.ExtraFiles = append([]*os.File{w}, extra...)
 	cmd.Env = append(append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1"), p.BuildEnv()...), env...)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -362,17 +366,22 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	}
 	w.Close()
 	var result *explore.Event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
+	// Lines are read whole however long (a bug's trace), in time linear in their length
+	// (bufio.Scanner would search a long line again at every read).
+	in := bufio.NewReaderSize(r, 1<<16)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			break
+		}
 		var e explore.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			continue
 		}
 		switch e.Event {
-		case "progress":
-			if progress != nil {
-				progress(&e)
+		case "progress", "lockstep":
+			if onEvent != nil {
+				onEvent(&e)
 			}
 		case "result":
 			result = &e

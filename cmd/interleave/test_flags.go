@@ -306,9 +306,11 @@ unless -keep-going. -shard i/n explores shard i of n of every test's schedules i
 way, decided only by the flags, the seed and i/n: n machines (Kubernetes Indexed Jobs, a CI
 matrix) run the n shards with the same command line, and interleave merge combines their
 results stores. With at least 4 tests per shard and no -time, the shards split the test list
-instead (shard i explores every n-th test whole). PERIOD's tests are not split (its slices
-come from its own executions): the processes and the shards split the test list, whatever
-its length.
+instead (shard i explores every n-th test whole). PERIOD's next schedules come from its
+earlier executions: the processes of one machine explore a test in step (each executes its
+share of every job's schedules, and they exchange what the executions revealed at the job's
+end, so that they explore exactly what one process would); the shards, which cannot talk,
+split the test list, whatever its length.
 
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
 set as -strategy stride:p=0.0216, -p being the number of processes.

@@ -31,7 +31,10 @@ type testJob struct {
 	pkg   *instrument.Package
 	test  string
 	parts []strategy.Part
-	work  string // the run's work directory (removed with it, swept if the run is killed)
+	// lockstep: the parts explore one search in step (PERIOD, strategy.Lockstep), their
+	// rounds exchanged through this process (lockstepHub).
+	lockstep bool
+	work     string // the run's work directory (removed with it, swept if the run is killed)
 
 	stdout, stderr bytes.Buffer // its output, printed in the tests' order
 	outcome        testOutcome
@@ -67,14 +70,15 @@ func shardTests(f *testFlags, jobs []*testJob, splittable bool) ([]*testJob, boo
 
 // planJobs gives each test its parts: the shard's part (-shard, unless it split the test
 // list), split among the workers the test list leaves over (-p) when the strategy can be
-// partitioned.
-func planJobs(f *testFlags, jobs []*testJob, splittable, shardedByTests bool) {
+// partitioned, or explored by them in step (lockstep: PERIOD, whose shards split the test
+// list).
+func planJobs(f *testFlags, jobs []*testJob, splittable, lockstep, shardedByTests bool) {
 	base := strategy.Part{}
 	if f.shard.Count > 1 && !shardedByTests {
 		base = base.Within(f.shard.Index, f.shard.Count)
 	}
 	per, extra := 1, 0
-	if splittable && len(jobs) > 0 && len(jobs) < f.workers {
+	if (splittable || lockstep) && len(jobs) > 0 && len(jobs) < f.workers {
 		per, extra = f.workers/len(jobs), f.workers%len(jobs)
 	}
 	for i, j := range jobs {
@@ -82,7 +86,7 @@ func planJobs(f *testFlags, jobs []*testJob, splittable, shardedByTests bool) {
 		if i < extra {
 			k++
 		}
-		j.parts = nil
+		j.parts, j.lockstep = nil, lockstep && k > 1
 		if k == 1 {
 			j.parts = []strategy.Part{base}
 			continue
@@ -258,6 +262,8 @@ type partResult struct {
 	last  *explore.Event // its latest progress event
 	log   string
 	err   error
+	// lockstepErr is what broke the lockstep search with this worker's round.
+	lockstepErr error
 }
 
 // exploreParts runs the test's worker processes, one per part, and combines their results.
@@ -274,6 +280,14 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 	defer os.RemoveAll(tmp)
 	pctx, stopOthers := context.WithCancel(ctx)
 	defer stopOthers()
+	var hub *lockstepHub
+	var lockstepIns []*os.File
+	if j.lockstep {
+		if hub, lockstepIns, err = newLockstepHub(len(j.parts)); err != nil {
+			return nil, "", err
+		}
+		defer hub.close()
+	}
 	results := make([]*partResult, len(j.parts))
 	var wg sync.WaitGroup
 	for i, part := range j.parts {
@@ -283,19 +297,45 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		if len(j.parts) > 1 {
 			penv = append(penv, "INTERLEAVE_FINDINGS_DIR="+filepath.Join(tmp, strconv.Itoa(i)))
 		}
+		var extra []*os.File
+		if hub != nil {
+			penv = append(penv, "INTERLEAVE_LOCKSTEP=/dev/fd/4")
+			extra = append(extra, lockstepIns[i])
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r.event, r.log, r.err = execTest(pctx, j.pkg, j.test, penv, func(e *explore.Event) {
+				if e.Event == "lockstep" {
+					if err := hub.round(i, e.Lockstep); err != nil {
+						r.lockstepErr = err
+					}
+					return
+				}
 				r.last = e
 				live.update(j.pkg.ImportPath, j.test, e)
-			})
+			}, extra...)
+			if hub != nil {
+				stopped := "canceled"
+				if r.event != nil {
+					stopped = r.event.Stopped
+				}
+				hub.end(stopped)
+			}
 			if r.event != nil && r.event.Bug != nil && !f.keepGoing {
 				stopOthers()
 			}
 		}()
 	}
 	wg.Wait()
+	for _, in := range lockstepIns {
+		in.Close()
+	}
+	for _, r := range results {
+		if r.lockstepErr != nil && r.err == nil {
+			r.err = r.lockstepErr
+		}
+	}
 	var logs []string
 	for _, r := range results {
 		if strings.TrimSpace(r.log) != "" {
@@ -324,7 +364,9 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	for _, r := range results {
 		switch {
 		case r.event != nil && r.event.Bug != nil:
-			if bugPart == nil {
+			// The earliest bug: in a lockstep search (PERIOD) the parts number their
+			// executions as the whole run does, and its first bug is the whole run's.
+			if bugPart == nil || r.event.FirstBug < bugPart.event.FirstBug {
 				bugPart = r
 			}
 		case r.err != nil && (bugPart == nil || !interrupted):
@@ -411,6 +453,10 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 		c.Fingerprints = slices.Sorted(maps.Keys(fingerprints))
 	}
 	c.Notice = strings.Join(notices, "\n")
+	if bugPart != nil && c.Buggy > 1 {
+		// The report's count of buggy schedules is the test's, not its part's.
+		c.Report = buggyOf.ReplaceAllString(c.Report, fmt.Sprintf("${1} (%d buggy of %d)", c.Buggy, c.Schedules))
+	}
 	switch {
 	case c.Stopped == "skipped":
 	case bugPart != nil:
@@ -428,6 +474,10 @@ func combineParts(results []*partResult, interrupted bool) (*explore.Event, erro
 	}
 	return c, nil
 }
+
+// buggyOf is the first line of a bug's report (report.FormatFailure) up to its count of
+// buggy schedules.
+var buggyOf = regexp.MustCompile(`^(interleave: .* after \d+ schedule\(s\))( \(\d+ buggy of \d+\))?`)
 
 // partExhausted is a systematic strategy's exhaustion message for a part (Systematic.Exhausted).
 var partExhausted = regexp.MustCompile(`^all (\d+) schedules of part (\S+)( with ≤ (\d+) (\w+))? explored( \(the part's whole share of the schedule space\))?(.*)$`)

@@ -410,3 +410,69 @@ func TestCombinePartsPoints(t *testing.T) {
 		})
 	}
 }
+
+// TestPeriodLockstepWorkers: a test explored by PERIOD with -p N is explored by N worker
+// processes in step (strategy.Lockstep), and its output is -p 1's apart from timings: the same
+// schedules, interleavings and exhaustion claim, the same first bug with the same report —
+// and so are its findings (the races seen in the same numbers of schedules, the bug's
+// schedule). Without -keep-going, the worker that finds the bug stops the others, which may
+// be waiting for its outcomes.
+func TestPeriodLockstepWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
+	firstLine := regexp.MustCompile(`interleave: .* found by .*`)
+	for _, c := range []struct {
+		test   string
+		points string
+		code   int
+	}{
+		{"TestLostUpdate", "all", 1},
+		{"TestLostUpdate", "racy", 1},
+		{"TestLockedCounter", "all", 0},
+		{"TestHandoff", "all", 0},
+	} {
+		t.Run(c.test+"/"+c.points, func(t *testing.T) {
+			args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", c.points, "-run", "^" + c.test + "$"}
+			wholeOut, _, wholeStore := exploreAndMoveStore(t, dir, "whole", c.code, append(slices.Clone(args), "-p", "1"))
+			want := summaryLines(wholeOut)
+			if len(want) != 1 || !strings.Contains(want[0], "periods explored") && c.code == 0 {
+				t.Fatalf("-p 1: want the test explored by PERIOD to the end:\n%s", wholeOut)
+			}
+			for _, p := range []string{"2", "3"} {
+				out, _, store := exploreAndMoveStore(t, dir, "p"+p, c.code, append(slices.Clone(args), "-p", p))
+				if got := summaryLines(out); !slices.Equal(got, want) {
+					t.Errorf("-p %s:\n%s\nwant, as -p 1:\n%s", p, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				if c.code == 1 && firstLine.FindString(out) != firstLine.FindString(wholeOut) {
+					t.Errorf("-p %s: the bug's report begins %q, -p 1's %q", p, firstLine.FindString(out), firstLine.FindString(wholeOut))
+				}
+				// The store, merged into a fresh module so that the bug's schedule is found
+				// there, holds the whole run's findings.
+				target := writeModule(t, map[string]string{"m_test.go": workersTests})
+				if code, out, errOut := interleaveIn(t, target, nil, "merge", store); code != 0 {
+					t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+				}
+				merged, errs := findings.LoadAll(target)
+				if len(errs) > 0 {
+					t.Fatal(errs)
+				}
+				sameAsWhole(t, merged, target, loadStore(t, wholeStore))
+			}
+			// The workers' logs (-v) show that the test was split.
+			_, out, _ := interleaveIn(t, dir, nil, append(slices.Clone(args), "-p", "2", "-v", ".")...)
+			if !strings.Contains(out, "--- worker 2/2:") {
+				t.Errorf("-p 2: the test was not explored by 2 workers:\n%s", out)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, findings.StoreDir)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// The first bug stops the workers.
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-strategy", "period", "-minimize", "0", "-points", "all", "-run", "^TestLostUpdate$", "-p", "2", ".")
+	if code != 1 || !strings.Contains(out, "--- BUG: TestLostUpdate") {
+		t.Fatalf("without -keep-going: exit %d, want 1 and the bug\n%s\n%s", code, out, errOut)
+	}
+}

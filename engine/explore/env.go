@@ -100,6 +100,7 @@ func (o *options) envOptions() error {
 		}
 		o.part = p
 	}
+	o.lockstep = os.Getenv("INTERLEAVE_LOCKSTEP")
 	if v := os.Getenv("INTERLEAVE_SCHEDULE_DIR"); v != "" {
 		o.dir = v
 	}

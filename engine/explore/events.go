@@ -19,7 +19,7 @@ import (
 // (to the file named by INTERLEAVE_EVENTS): progress while a test is explored, then its
 // result. The interleave command turns them into its output and its -json events.
 type Event struct {
-	Event    string  `json:"Event"` // "progress" or "result"
+	Event    string  `json:"Event"` // "progress", "result", or "lockstep"
 	Test     string  `json:"Test"`
 	Package  string  `json:"Package,omitempty"`
 	Strategy string  `json:"Strategy,omitempty"`
@@ -67,6 +67,10 @@ type Event struct {
 	Notice string `json:"Notice,omitempty"`
 	// Trace is the schedule of a replay, step by step.
 	Trace []schedule.Step `json:"Trace,omitempty"`
+
+	// Lockstep is the round of a "lockstep" event: the outcomes of this process's executions
+	// in a round of a search run in step with other processes (PERIOD under -p).
+	Lockstep *LockstepRound `json:"Lockstep,omitempty"`
 }
 
 // EventBug is the bug of a result event.

@@ -103,19 +103,28 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		}
 	}
 	if !o.part.Whole() {
-		if err := strategy.Partition(s, o.part); err != nil {
-			fail(nil, "%v", err)
-		}
 		// INTERLEAVE_SCHEDULES is the whole run's budget. Every part starts on the same tree
 		// (the same detection phase); a race first seen in a part makes its accesses points
 		// in that part, as in a whole run, and the part reports the points it ended on.
 		total := o.config.Schedules
-		o.config.Schedules = o.part.Share(total)
+		if o.lockstep != "" {
+			// In step with the other parts, which make the same points: the strategy stops
+			// every part at the whole run's budget.
+			if err := lockstep(s, &o); err != nil {
+				fail(nil, "%v", err)
+			}
+			o.config.Schedules = 0
+		} else {
+			if err := strategy.Partition(s, o.part); err != nil {
+				fail(nil, "%v", err)
+			}
+			o.config.Schedules = o.part.Share(total)
+		}
 		o.config.Fingerprints = true
 		if o.events != nil {
 			o.events.part = o.part.String()
 		}
-		if total > 0 && o.config.Schedules == 0 {
+		if total > 0 && o.config.Schedules == 0 && o.lockstep == "" {
 			// More parts than schedules: this one has none.
 			o.events.write(resultEvent(t.Name(), info, &Report{Strategy: s.Name(), Stopped: "schedules"}))
 			return &Report{Strategy: s.Name(), Stopped: "schedules"}
@@ -151,7 +160,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		progress(n, r)
 	}
 	rep := engine.Explore(body, o.config)
-	mergeDetected(rep, detect)
+	mergeDetected(rep, detect, o.part.First())
 	// The findings document is written whatever the outcome, with the bug's schedule once
 	// it is saved: before the result event that names it, so that the event never names
 	// the document of an earlier run when this one could not be written.

@@ -32,6 +32,7 @@ type options struct {
 	confirm      bool          // replay a bug's schedule in a fresh process before reporting it (confirm.go)
 	budget       int           // the schedules of the whole run (the part's share is config.Schedules)
 	part         strategy.Part // the part of a partitioned exploration this process explores (INTERLEAVE_PART)
+	lockstep     string        // the file the rounds of a lockstep search come from (INTERLEAVE_LOCKSTEP)
 }
 
 // defaultOptions are the options of Test before any is applied.

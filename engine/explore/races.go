@@ -58,7 +58,11 @@ func racyPositions(races []engine.DataRace) []engine.Pos {
 
 // mergeDetected adds the races of the detection phase to the exploration's report: a race
 // only the detection phase saw keeps first schedule 0.
-func mergeDetected(rep, detect *Report) {
+//
+// Every part of a partitioned exploration runs the same detection phase; only the first part
+// counts its sightings (count), so that the parts' documents merged count them once, as the
+// whole run does. The others list the races it saw, seen in no schedule of theirs.
+func mergeDetected(rep, detect *Report, count bool) {
 	if detect == nil {
 		return
 	}
@@ -67,6 +71,9 @@ func mergeDetected(rep, detect *Report) {
 		index[rep.Races[i].Key()] = i
 	}
 	for _, r := range detect.Races {
+		if !count {
+			r.Schedules = 0
+		}
 		if i, ok := index[r.Key()]; ok {
 			rep.Races[i].Schedules += r.Schedules
 			continue

@@ -38,8 +38,9 @@ import (
 //
 // PERIOD cannot be partitioned: the slices it explores are discovered by its own
 // executions (seed 003, Algorithm 1), so a part that skipped another part's executions
-// would not know the slices they reveal. Its tests are spread instead: over worker
-// processes one test each, and over shards by the test list (the interleave command).
+// would not know the slices they reveal. The worker processes of one machine explore it in
+// step instead, exchanging those (Lockstep); shards split the test list (the interleave
+// command).
 type Part struct {
 	// Levels, outermost first (the shard, then the worker within it).
 	Levels []PartLevel
@@ -57,6 +58,16 @@ const cellsPerPart = 8
 func (p Part) Whole() bool {
 	for _, l := range p.Levels {
 		if l.Count > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// First reports whether p is the first part at every level (the whole exploration is).
+func (p Part) First() bool {
+	for _, l := range p.Levels {
+		if l.Index != 0 {
 			return false
 		}
 	}

@@ -406,15 +406,22 @@ func (s *Period) End(*engine.Result) {
 		return
 	}
 	s.schedules++
-	s.feedback(s.executedKP)
+	counts := sliceCounts(s.executedKP)
+	s.feedback(counts, func() string { return sliceKey(s.executedKP, counts) })
 }
 
-// feedback is the feedback analyzer on the current execution, whose key points were kps.
-func (s *Period) feedback(kps [][]opKey) {
+// sliceCounts returns the number of key points of each worker of a slice.
+func sliceCounts(kps [][]opKey) []int {
 	counts := make([]int, len(kps))
 	for w, k := range kps {
 		counts[w] = len(k)
 	}
+	return counts
+}
+
+// feedback is the feedback analyzer on the current execution, whose slice had counts key
+// points per worker and is identified by key (called only when the slice is new to the job).
+func (s *Period) feedback(counts []int, key func() string) {
 	if !s.dryRun {
 		// The dry run gives the number of workers; the initial job is one key point each.
 		s.dryRun = true
@@ -435,15 +442,15 @@ func (s *Period) feedback(kps [][]opKey) {
 		return
 	}
 	pfx := getPrefix(s.cur, prev)
-	key := sliceKey(kps, counts)
-	if j, ok := s.byKey[key]; ok {
+	k := key()
+	if j, ok := s.byKey[k]; ok {
 		// update_jobs: the job on this slice gets the common prefix.
 		if !j.finished {
 			j.prefix = j.prefix.common(pfx)
 		}
 		return
 	}
-	s.addJob(key, counts, pfx)
+	s.addJob(k, counts, pfx)
 }
 
 func (s *Period) addJob(key string, counts []int, pfx periodPrefix) {

@@ -1,6 +1,8 @@
 package strategy
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"slices"
 
@@ -39,18 +41,25 @@ type Exchanger interface {
 }
 
 // PeriodOutcome is what one execution of a lockstep PERIOD search taught it: its index in the
-// round, the key points each worker executed, and the positions of races first seen that
-// would be new scheduling points.
+// round, its slice (§3.1) — the number of key points of each worker, and the slice's identity
+// — and the positions of races first seen that would be new scheduling points. The identity
+// is a hash of the key points (sliceKey), 128 bits of SHA-256: a slice is thousands of bytes,
+// and all the search does with it is to tell whether a job on it exists.
+//
+// Most executions teach nothing: their slice is supported by their job's (§3.4) and they
+// found no new points. Their outcomes are not sent (an execution without an outcome is such
+// an execution), so that a round of thousands of executions costs a few bytes each.
 type PeriodOutcome struct {
-	Seq    int                `json:"Seq"`
-	Slice  [][]PeriodKeyPoint `json:"Slice"`
-	Points []engine.Pos       `json:"Points,omitempty"`
+	Seq    int          `json:"Seq"`
+	Counts []int        `json:"Counts,omitempty"` // nil: supported by its job's slice
+	Key    string       `json:"Key,omitempty"`    // of a slice not supported (the dry run has none)
+	Points []engine.Pos `json:"Points,omitempty"`
 }
 
-// PeriodKeyPoint is a key point of a slice: what a worker executed, and where.
-type PeriodKeyPoint struct {
-	Kind engine.OpKind `json:"K"`
-	Pos  engine.Pos    `json:"P"`
+// lockstepKey is the identity of a slice in a lockstep search.
+func lockstepKey(kps [][]opKey, counts []int) string {
+	sum := sha256.Sum256([]byte(sliceKey(kps, counts)))
+	return "h:" + base64.RawStdEncoding.EncodeToString(sum[:16])
 }
 
 // periodLockstep is the state of a lockstep search (nil when the search is alone).
@@ -79,14 +88,22 @@ type periodRun struct {
 // the same search in step (see above), with the whole run's budget of schedules (0: none).
 // It must be called before the first Begin.
 func Lockstep(s engine.Strategy, index, count, budget int, ex Exchanger) error {
-	p, ok := s.(*Period)
-	if !ok {
-		return fmt.Errorf("%s cannot explore in lockstep: only period does", s.Name())
+	if err := CanLockstep(s); err != nil {
+		return err
 	}
+	p := s.(*Period)
 	if count < 1 || index < 0 || index >= count {
 		return fmt.Errorf("lockstep part %d of %d: want 0 ≤ index < count", index, count)
 	}
 	p.lock = &periodLockstep{index: index, count: count, ex: ex, budget: budget}
+	return nil
+}
+
+// CanLockstep says whether s can explore in lockstep (Lockstep), and if not why.
+func CanLockstep(s engine.Strategy) error {
+	if _, ok := s.(*Period); !ok {
+		return fmt.Errorf("%s cannot explore in lockstep: only period does", s.Name())
+	}
 	return nil
 }
 
@@ -160,14 +177,15 @@ func (s *Period) issue(run periodRun) bool {
 // endLockstep records the outcome of this process's execution, for the round's end.
 func (s *Period) endLockstep() {
 	l := s.lock
-	o := PeriodOutcome{Seq: len(l.pending) - 1, Slice: make([][]PeriodKeyPoint, len(s.executedKP))}
-	for w, kps := range s.executedKP {
-		o.Slice[w] = make([]PeriodKeyPoint, len(kps))
-		for i, k := range kps {
-			o.Slice[w][i] = PeriodKeyPoint{k.kind, k.pos}
-		}
+	o := PeriodOutcome{Seq: len(l.pending) - 1}
+	counts := sliceCounts(s.executedKP)
+	switch {
+	case s.job == nil: // the dry run
+		o.Counts = counts
+	case !supported(counts, s.job.counts):
+		o.Counts, o.Key = counts, lockstepKey(s.executedKP, counts)
 	}
-	l.mine = append(l.mine, o)
+	l.mine = append(l.mine, o) // Points may come (ShareRacyPoints)
 }
 
 // ShareRacyPoints implements engine.PointsSharer: in step, the positions go with the
@@ -194,6 +212,15 @@ func (s *Period) AgreedRacyPoints() []engine.Pos {
 	return a
 }
 
+// Number implements engine.Numberer: the current execution's number in the whole run, which
+// is the same in lockstep as in one process.
+func (s *Period) Number() int {
+	if s.lock == nil {
+		return s.schedules
+	}
+	return s.lock.before + len(s.lock.pending)
+}
+
 // Halted implements engine.Halter.
 func (s *Period) Halted() (string, error) {
 	if s.lock == nil {
@@ -205,7 +232,13 @@ func (s *Period) Halted() (string, error) {
 // endRound exchanges the round's outcomes and applies them all, in the whole run's order.
 func (s *Period) endRound() {
 	l := s.lock
-	all, end, err := l.ex.Exchange(l.round, l.mine)
+	mine := l.mine[:0:0]
+	for _, o := range l.mine {
+		if o.Counts != nil || len(o.Points) > 0 {
+			mine = append(mine, o)
+		}
+	}
+	all, end, err := l.ex.Exchange(l.round, mine)
 	switch {
 	case err != nil:
 		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: %w", l.round, err)
@@ -223,8 +256,8 @@ func (s *Period) endRound() {
 		}
 		bySeq[o.Seq] = o
 	}
-	if i := slices.Index(bySeq, nil); i >= 0 {
-		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: no outcome for execution %d of %d", l.round, i, len(bySeq))
+	if len(bySeq) > 0 && l.pending[0].cur == nil && (bySeq[0] == nil || bySeq[0].Counts == nil) {
+		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: no outcome for the dry run", l.round)
 		return
 	}
 	l.round++
@@ -235,19 +268,21 @@ func (s *Period) endRound() {
 	learning := true
 	for i, run := range runs {
 		o := bySeq[i]
-		if learning {
-			s.schedules++
-			kps := make([][]opKey, len(o.Slice))
-			for w, ks := range o.Slice {
-				kps[w] = make([]opKey, len(ks))
-				for j, k := range ks {
-					kps[w][j] = opKey{k.Kind, k.Pos}
-				}
-			}
+		s.schedules++
+		switch {
+		case !learning:
+			// Executed on the old points: counted, not learnt from.
+		case o == nil || o.Counts == nil:
+			// Supported by its job's slice: the feedback analyzer only notes it as the
+			// schedule executed before the next (getPrefix).
+			s.executed[run.key] = true
+			s.prev = run.cur
+		default:
 			s.cur, s.curKey, s.job = run.cur, run.key, run.job
-			s.feedback(kps)
-		} else {
-			s.schedules++ // executed on the old points: counted, not learnt from
+			s.feedback(o.Counts, func() string { return o.Key })
+		}
+		if o == nil {
+			continue
 		}
 		for _, p := range o.Points {
 			if !slices.Contains(points, p) {

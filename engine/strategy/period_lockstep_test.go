@@ -2,7 +2,6 @@ package strategy_test
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -40,10 +39,24 @@ func (r replayRounds) Exchange(round int, mine []strategy.PeriodOutcome) ([]stra
 		return nil, "", fmt.Errorf("round %d: the recorded search had %d", round, len(r.rounds))
 	}
 	all := r.rounds[round]
+	var points []engine.Pos // the round's new racy points
+	for _, o := range all {
+		points = append(points, o.Points...)
+	}
 	for _, m := range mine {
-		i := slices.IndexFunc(all, func(o strategy.PeriodOutcome) bool { return o.Seq == m.Seq })
-		if i < 0 || !reflect.DeepEqual(all[i].Slice, m.Slice) {
-			return nil, "", fmt.Errorf("round %d: execution %d executed %v, the recorded one %v", round, m.Seq, m.Slice, all)
+		recorded := strategy.PeriodOutcome{Seq: m.Seq} // supported by its job's slice
+		if i := slices.IndexFunc(all, func(o strategy.PeriodOutcome) bool { return o.Seq == m.Seq }); i >= 0 {
+			recorded = all[i]
+		}
+		if !slices.Equal(recorded.Counts, m.Counts) || recorded.Key != m.Key {
+			return nil, "", fmt.Errorf("round %d: execution %d executed the slice %v %s, the recorded one %v %s", round, m.Seq, m.Counts, m.Key, recorded.Counts, recorded.Key)
+		}
+		// A race this part saw first may have been seen earlier in the round by another
+		// part: its positions are among the round's.
+		for _, p := range m.Points {
+			if !slices.Contains(points, p) {
+				return nil, "", fmt.Errorf("round %d: execution %d found the new racy point %s, not among the round's %q", round, m.Seq, p, points)
+			}
 		}
 	}
 	return all, "", nil

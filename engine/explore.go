@@ -218,7 +218,9 @@ func Explore(body func(*T), cfg Config) *Report {
 			})
 			switch {
 			case r.racy == nil || cfg.FixedRacyPoints:
-			case sharer != nil && sharer.ShareRacyPoints(r.newRacy(fresh)):
+			case sharer != nil && sharer.ShareRacyPoints(r.newRacy(res.Races)):
+				// Every race on accesses that are not points yet, first seen here or not:
+				// another process may have run the execution that saw it first.
 			case r.growRacy(fresh):
 				rep.RacyPointsGrew++
 			}

@@ -27,6 +27,7 @@ type lockstepGather struct {
 	from     []bool
 	given    int
 	outcomes []strategy.PeriodOutcome
+	executed int
 }
 
 // newLockstepHub makes the lockstep files of parts worker processes: the hub and, per part,
@@ -61,6 +62,12 @@ func (h *lockstepHub) round(part int, r *explore.LockstepRound) error {
 		h.endLocked("canceled")
 		return fmt.Errorf("worker %d sent a lockstep event without a round", part+1)
 	}
+	if r.Cut > 0 {
+		// An execution found new racy points: every part hears of it at once, so that
+		// none starts an execution of the round after it.
+		h.sendLocked(explore.LockstepRound{Round: r.Round, Cut: r.Cut})
+		return nil
+	}
 	g := h.rounds[r.Round]
 	if g == nil {
 		g = &lockstepGather{from: make([]bool, len(h.out))}
@@ -73,21 +80,25 @@ func (h *lockstepHub) round(part int, r *explore.LockstepRound) error {
 	g.from[part] = true
 	g.given++
 	g.outcomes = append(g.outcomes, r.Outcomes...)
+	g.executed += r.Executed
 	if g.given < len(h.out) {
 		return nil
 	}
 	delete(h.rounds, r.Round)
-	line, err := json.Marshal(explore.LockstepRound{Round: r.Round, Outcomes: g.outcomes})
-	if err != nil {
-		h.endLocked("canceled")
-		return err
-	}
+	h.sendLocked(explore.LockstepRound{Round: r.Round, Outcomes: g.outcomes, Executed: g.executed})
+	return nil
+}
+
+// sendLocked writes m to every part. A part that already ended does not read: its write
+// fails, and is of no matter.
+func (h *lockstepHub) sendLocked(m explore.LockstepRound) {
+	line, _ := json.Marshal(m) // plain data: cannot fail
 	line = append(line, '\n')
 	for _, w := range h.out {
-		// A part that already ended does not read: its write fails, and is of no matter.
-		w.Write(line)
+		if w != nil {
+			w.Write(line)
+		}
 	}
-	return nil
 }
 
 // end tells every part to stop, once: a part ended, and the others would wait for it at
@@ -107,11 +118,7 @@ func (h *lockstepHub) end(stopped string) {
 
 func (h *lockstepHub) endLocked(reason string) {
 	h.ended = true
-	line, _ := json.Marshal(explore.LockstepRound{Round: -1, End: reason})
-	line = append(line, '\n')
-	for _, w := range h.out {
-		w.Write(line)
-	}
+	h.sendLocked(explore.LockstepRound{Round: -1, End: reason})
 	h.close()
 }
 

@@ -143,6 +143,9 @@ func (s *Period) Restart() {
 	if err != nil {
 		panic(err) // s was made by NewPeriod with the same arguments
 	}
+	if s.stop != nil {
+		s.stop() // the job's generator
+	}
 	fresh.schedules, fresh.skipped, fresh.lock = s.schedules, s.skipped, s.lock
 	*s = *fresh
 }
@@ -183,6 +186,9 @@ func (s *Period) Exhausted() string {
 	}
 	if s.choicesCut {
 		msg += "; a select with several ready cases always took the first"
+	}
+	if s.lock != nil && s.lock.discarded > 0 {
+		msg += fmt.Sprintf("; %d more executed in step with other processes on scheduling points a race had just changed", s.lock.discarded)
 	}
 	return msg
 }

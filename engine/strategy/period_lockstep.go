@@ -24,20 +24,31 @@ import (
 // its own. The union of the parts' executions is the whole run's, each executed once, and every
 // part ends with the whole run's exhaustion claim.
 //
-// Racy scheduling points (engine.PointsSharer): a race first seen while exploring makes new
-// points and starts the search over (Restart). In step, the positions each execution would make
-// points travel with its slice; at the end of the round every process applies the slices up to
-// the first execution that found new positions, makes the positions of the whole round points,
-// and restarts. This is where lockstep differs from one process, which would have restarted
-// right after that execution: the round's later executions, run on the old points, were
-// executed, counted and reported, but teach the search nothing.
+// Racy scheduling points (engine.PointsSharer): in one process, an execution that sees a race
+// on accesses that are not scheduling points makes them points, and the search starts over
+// (Restart). In step, the positions each execution would make points travel with its slice,
+// and the process that ran it announces it at once (Exchanger.Announce), so that none starts
+// an execution of the round after it; at the end of the round every process applies the slices
+// up to the first execution that found positions, makes its positions points and restarts —
+// exactly what one process does. Executions of the round after that one that had started before
+// the announcement came ran on the old points, which one process would not have run: they are
+// counted and reported (their bugs and races are real), but the search learns nothing from them,
+// numbers the next executions as if they had not run, and its claim of exhaustion counts them
+// apart. (Which positions an execution reports does not depend on which process ran it: the
+// race's positions that are not points yet, seen before in that process or not.)
 
 // Exchanger carries a round's outcomes between the processes of a lockstep search.
 type Exchanger interface {
-	// Exchange gives this process's outcomes of the round and returns every process's, in any
-	// order; or, when another process ended, the reason this one must stop (a Report.Stopped
-	// value: "bug", "time", "canceled", …).
-	Exchange(round int, mine []PeriodOutcome) (all []PeriodOutcome, end string, err error)
+	// Exchange gives this process's outcomes of the round and the number of the round's
+	// executions it ran, and returns every process's outcomes, in any order, and the number
+	// they ran together; or, when another process ended, the reason this one must stop (a
+	// Report.Stopped value: "time", "canceled", …).
+	Exchange(round int, mine []PeriodOutcome, executed int) (all []PeriodOutcome, executedAll int, end string, err error)
+	// Announce tells the other processes that execution seq of the round found new racy
+	// points. Announced returns the first such execution of the round announced so far by
+	// any process, or -1.
+	Announce(round, seq int)
+	Announced(round int) int
 }
 
 // PeriodOutcome is what one execution of a lockstep PERIOD search taught it: its index in the
@@ -68,13 +79,18 @@ type periodLockstep struct {
 	ex           Exchanger
 	budget       int // the whole run's schedules; 0: no bound
 
-	round   int
-	before  int         // executions of the whole run before this round
-	pending []periodRun // the round's executions so far, in the whole run's order
-	mine    []PeriodOutcome
-	agreed  []engine.Pos // racy points to make, agreed at the last round's end
-	halted  string
-	err     error
+	round    int
+	before   int         // executions of the whole run before this round
+	pending  []periodRun // the round's executions so far, in the whole run's order
+	mine     []PeriodOutcome
+	executed int          // the round's executions this process ran
+	cut      int          // the first execution of the round that found new racy points, here; -1: none
+	agreed   []engine.Pos // racy points to make, agreed at the last round's end
+	// discarded counts the executions run on racy points that an earlier execution of their
+	// round made obsolete (one process would have run none of them).
+	discarded int
+	halted    string
+	err       error
 }
 
 // periodRun is an execution of a round: its schedule (nil for the dry run) and job.
@@ -95,7 +111,7 @@ func Lockstep(s engine.Strategy, index, count, budget int, ex Exchanger) error {
 	if count < 1 || index < 0 || index >= count {
 		return fmt.Errorf("lockstep part %d of %d: want 0 ≤ index < count", index, count)
 	}
-	p.lock = &periodLockstep{index: index, count: count, ex: ex, budget: budget}
+	p.lock = &periodLockstep{index: index, count: count, ex: ex, budget: budget, cut: -1}
 	return nil
 }
 
@@ -155,9 +171,14 @@ func (s *Period) beginLockstep() bool {
 }
 
 // issue adds run to the round and reports whether this process executes it (it is then the
-// current execution). The budget stops every process at the same run.
+// current execution). The budget stops every process at the same run. After an execution of
+// the round that found new racy points, no run is added: the round ends.
 func (s *Period) issue(run periodRun) bool {
 	l := s.lock
+	if c := l.firstCut(); c >= 0 && len(l.pending) > c {
+		s.endRound()
+		return false
+	}
 	n := l.before + len(l.pending) // the run's index in the whole run
 	if l.budget > 0 && n >= l.budget {
 		l.halted = "schedules"
@@ -167,6 +188,7 @@ func (s *Period) issue(run periodRun) bool {
 	if n%l.count != l.index {
 		return false
 	}
+	l.executed++
 	s.cur, s.curKey, s.job = run.cur, run.key, run.job
 	if run.cur != nil {
 		s.start()
@@ -188,8 +210,17 @@ func (s *Period) endLockstep() {
 	l.mine = append(l.mine, o) // Points may come (ShareRacyPoints)
 }
 
+// firstCut returns the first execution of the round known to have found new racy points, or -1.
+func (l *periodLockstep) firstCut() int {
+	c := l.ex.Announced(l.round)
+	if l.cut >= 0 && (c < 0 || l.cut < c) {
+		c = l.cut
+	}
+	return c
+}
+
 // ShareRacyPoints implements engine.PointsSharer: in step, the positions go with the
-// execution's outcome.
+// execution's outcome, and the execution is announced to the other processes.
 func (s *Period) ShareRacyPoints(new []engine.Pos) bool {
 	l := s.lock
 	if l == nil {
@@ -198,6 +229,10 @@ func (s *Period) ShareRacyPoints(new []engine.Pos) bool {
 	if len(new) > 0 && len(l.mine) > 0 {
 		o := &l.mine[len(l.mine)-1]
 		o.Points = append(o.Points, new...)
+		if l.cut < 0 || o.Seq < l.cut {
+			l.cut = o.Seq
+			l.ex.Announce(l.round, o.Seq)
+		}
 	}
 	return true
 }
@@ -229,7 +264,8 @@ func (s *Period) Halted() (string, error) {
 	return s.lock.halted, s.lock.err
 }
 
-// endRound exchanges the round's outcomes and applies them all, in the whole run's order.
+// endRound exchanges the round's outcomes and applies them, in the whole run's order, up to
+// the first that found new racy points.
 func (s *Period) endRound() {
 	l := s.lock
 	mine := l.mine[:0:0]
@@ -238,7 +274,7 @@ func (s *Period) endRound() {
 			mine = append(mine, o)
 		}
 	}
-	all, end, err := l.ex.Exchange(l.round, mine)
+	all, executed, end, err := l.ex.Exchange(l.round, mine, l.executed)
 	switch {
 	case err != nil:
 		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: %w", l.round, err)
@@ -247,50 +283,55 @@ func (s *Period) endRound() {
 		l.halted = end
 		return
 	}
-	bySeq := make([]*PeriodOutcome, len(l.pending))
+	fail := func(format string, args ...any) {
+		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: "+format, append([]any{l.round}, args...)...)
+	}
+	// The round's last execution learnt from: the first that found new points, or its last.
+	// Every process runs the round up to that one at least (it stops only after it), and to
+	// its end when no execution found points.
+	last, cut := len(l.pending)-1, false
+	bySeq := map[int]*PeriodOutcome{}
 	for i := range all {
 		o := &all[i]
-		if o.Seq < 0 || o.Seq >= len(bySeq) || bySeq[o.Seq] != nil {
-			l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: an outcome for execution %d, which is not one of the round's %d or came twice", l.round, o.Seq, len(bySeq))
+		if o.Seq < 0 || bySeq[o.Seq] != nil {
+			fail("an outcome for execution %d, which is not one of the round's or came twice", o.Seq)
 			return
 		}
 		bySeq[o.Seq] = o
+		if len(o.Points) > 0 && (!cut || o.Seq < last) {
+			last, cut = o.Seq, true
+		}
 	}
-	if len(bySeq) > 0 && l.pending[0].cur == nil && (bySeq[0] == nil || bySeq[0].Counts == nil) {
-		l.halted, l.err = "error", fmt.Errorf("period in lockstep, round %d: no outcome for the dry run", l.round)
+	for seq := range bySeq {
+		if !cut && seq >= len(l.pending) || last >= len(l.pending) {
+			fail("an outcome for execution %d, beyond the round's %d", max(seq, last), len(l.pending))
+			return
+		}
+	}
+	if len(l.pending) > 0 && l.pending[0].cur == nil && (bySeq[0] == nil || bySeq[0].Counts == nil) {
+		fail("no outcome for the dry run")
 		return
 	}
+	runs := l.pending[:last+1]
 	l.round++
-	l.before += len(l.pending)
-	runs := l.pending
-	l.pending, l.mine = l.pending[:0:0], nil
+	l.before += len(runs)
+	l.discarded += executed - len(runs)
+	l.pending, l.mine, l.executed, l.cut = l.pending[:0:0], nil, 0, -1
 	var points []engine.Pos
-	learning := true
 	for i, run := range runs {
 		o := bySeq[i]
 		s.schedules++
-		switch {
-		case !learning:
-			// Executed on the old points: counted, not learnt from.
-		case o == nil || o.Counts == nil:
+		if o == nil || o.Counts == nil {
 			// Supported by its job's slice: the feedback analyzer only notes it as the
 			// schedule executed before the next (getPrefix).
 			s.executed[run.key] = true
 			s.prev = run.cur
-		default:
+		} else {
 			s.cur, s.curKey, s.job = run.cur, run.key, run.job
 			s.feedback(o.Counts, func() string { return o.Key })
 		}
-		if o == nil {
-			continue
-		}
-		for _, p := range o.Points {
-			if !slices.Contains(points, p) {
-				points = append(points, p)
-			}
-		}
-		if len(o.Points) > 0 {
-			learning = false
+		if o != nil && len(o.Points) > 0 {
+			points = slices.Clone(o.Points)
 		}
 	}
 	s.cur, s.curKey, s.job = nil, "", nil

@@ -42,15 +42,19 @@ import (
 const buildCacheEntries = 16
 
 // buildCacheVersion changes when the format of an entry does.
-const buildCacheVersion = "interleave-build-cache 1"
+const buildCacheVersion = "interleave-build-cache 2"
 
 // cachedBuild is the file kept with an entry's binaries.
 type cachedBuild struct {
 	Version string
 	Result  *Result
-	// Binaries maps a binary's file name in the entry to its SHA-256: an entry whose binary
-	// changed (a disk error, a hand edit) is not used.
+	// Binaries maps a binary's file name in the entry to its SHA-256, and Sizes to its size:
+	// an entry whose binary changed (a disk error, a hand edit) is not used. A binary is
+	// linked into the work directory when it can be, its size checked (hashing the binaries
+	// of a package tree took longer than the rest of a warm start); copied and its hash
+	// checked when it cannot.
 	Binaries map[string]string
+	Sizes    map[string]int64
 }
 
 // listedPackage is what go list -json says of a package, the fields the key needs.
@@ -235,16 +239,31 @@ func loadCachedBuild(cacheDir, key, work string) (*Result, error) {
 			return nil, nil
 		}
 		dst := filepath.Join(work, "bin", name)
-		sum, err := copyFile(filepath.Join(dir, name), dst, 0o755)
-		if err != nil || sum != want {
-			os.Remove(dst)
-			return nil, nil
+		if !linkCached(filepath.Join(dir, name), dst, c.Sizes[name]) {
+			sum, err := copyFile(filepath.Join(dir, name), dst, 0o755)
+			if err != nil || sum != want {
+				os.Remove(dst)
+				return nil, nil
+			}
 		}
 		p.Binary = dst
 	}
 	now := time.Now()
 	os.Chtimes(dir, now, now) // recently used
 	return c.Result, nil
+}
+
+// linkCached links the cached binary src to dst, and reports whether dst is then that binary
+// with the size it was saved with.
+func linkCached(src, dst string, size int64) bool {
+	if size <= 0 || os.Link(src, dst) != nil {
+		return false
+	}
+	if fi, err := os.Stat(dst); err != nil || fi.Size() != size {
+		os.Remove(dst)
+		return false
+	}
+	return true
 }
 
 // saveCachedBuild keeps res under key: its binaries are copied in, and the entry appears whole
@@ -259,7 +278,7 @@ func saveCachedBuild(cacheDir, key string, res *Result) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	c := cachedBuild{Version: buildCacheVersion, Result: &Result{Problems: res.Problems, Files: res.Files, Points: res.Points}, Binaries: map[string]string{}}
+	c := cachedBuild{Version: buildCacheVersion, Result: &Result{Problems: res.Problems, Files: res.Files, Points: res.Points}, Binaries: map[string]string{}, Sizes: map[string]int64{}}
 	for _, p := range res.Packages {
 		cp := *p
 		if p.Binary != "" {
@@ -272,6 +291,9 @@ func saveCachedBuild(cacheDir, key string, res *Result) error {
 				return err
 			}
 			c.Binaries[cp.Binary] = sum
+			if fi, err := os.Stat(filepath.Join(tmp, cp.Binary)); err == nil {
+				c.Sizes[cp.Binary] = fi.Size()
+			}
 		}
 		c.Result.Packages = append(c.Result.Packages, &cp)
 	}

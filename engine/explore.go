@@ -270,8 +270,8 @@ func Explore(body func(*T), cfg Config) *Report {
 			if rep.First == nil {
 				rep.First = res.clone()
 				rep.FirstAt = rep.Schedules
-				if n, ok := cfg.Strategy.(Numberer); ok {
-					rep.FirstAt = n.Number()
+				if x, ok := cfg.Strategy.(Numberer); ok && x.Number() > 0 {
+					rep.FirstAt = x.Number()
 				}
 			}
 			if !cfg.KeepGoing {

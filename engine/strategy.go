@@ -87,9 +87,10 @@ type PointsSharer interface {
 	AgreedRacyPoints() []Pos
 }
 
-// Numberer is implemented by strategies that explore one part of a run whose executions
-// have one order (strategy.Lockstep): Number is the current execution's number in the whole
-// run, from 1, which Report.FirstAt gives instead of its number in this process.
+// Numberer is implemented by strategies that can explore one part of a run whose executions
+// have one order (strategy.Partition of a randomized strategy, strategy.Lockstep): Number is
+// the current execution's number in the whole run, from 1, which Report.FirstAt gives instead
+// of its number in this process; 0 when the two are the same (the whole run).
 type Numberer interface {
 	Number() int
 }

@@ -117,6 +117,7 @@ func fullSchedule(r run) string { return r.gs + " " + r.labels }
 func TestPartitionSeeds(t *testing.T) {
 	const budget = 23
 	for _, name := range []string{"random", "pct", "pos", "rapos", "stride"} {
+		numbered := map[int]string{} // by their number in the whole run, the parts' executions' seeds
 		seedsOf := func(part strategy.Part, n int) []string {
 			s, err := strategy.New(name, nil, 42)
 			if err != nil {
@@ -128,11 +129,28 @@ func TestPartitionSeeds(t *testing.T) {
 			var out []string
 			engine.Explore(straightLine(2, 1), engine.Config{
 				Strategy: s, KeepGoing: true, Schedules: n, MaxSteps: 1000,
-				OnExecution: func(int, *engine.Result) { out = append(out, s.Params()["seed"]) },
+				OnExecution: func(int, *engine.Result) {
+					out = append(out, s.Params()["seed"])
+					// The execution's number in the whole run (engine.Numberer), which a
+					// part's first bug is reported at: 0 in the whole run itself.
+					if num := s.(engine.Numberer).Number(); part.Whole() && num != 0 || !part.Whole() && !ownerOf(num-1, part) {
+						t.Errorf("%s, part %s: execution %d numbered %d", name, part, len(out), num)
+					} else if !part.Whole() {
+						numbered[num] = out[len(out)-1]
+					}
+				},
 			})
 			return out
 		}
 		whole := seedsOf(strategy.Part{}, budget)
+		defer func() {
+			// Each part's execution numbered k ran the whole run's k-th seed.
+			for num, seed := range numbered {
+				if num < 1 || num > len(whole) || whole[num-1] != seed {
+					t.Errorf("%s: the execution numbered %d ran seed %s", name, num, seed)
+				}
+			}
+		}()
 		if len(whole) != budget || whole[0] == "" {
 			t.Fatalf("%s: the whole run gave seeds %v", name, whole)
 		}

@@ -251,7 +251,7 @@ func (s *Period) AgreedRacyPoints() []engine.Pos {
 // is the same in lockstep as in one process.
 func (s *Period) Number() int {
 	if s.lock == nil {
-		return s.schedules
+		return 0
 	}
 	return s.lock.before + len(s.lock.pending)
 }

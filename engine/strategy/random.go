@@ -50,6 +50,15 @@ func (s *seeds) next() {
 	s.pcg.Seed(s.cur, execStream)
 }
 
+// Number implements engine.Numberer: the current execution's number in the unpartitioned
+// list of executions, 0 when this strategy runs the whole list.
+func (s *seeds) Number() int {
+	if s.part.Whole() {
+		return 0
+	}
+	return int(s.index)
+}
+
 // Random is the controlled random scheduler of SCTBench §2.6: at every scheduling point it
 // picks one of the enabled goroutines uniformly at random, and a data choice uniformly among
 // its alternatives. Nothing is kept from one execution to the next except the list of seeds,

@@ -209,21 +209,8 @@ func (s *Period) Begin() bool {
 		return true
 	}
 	for !s.done {
-		if s.next == nil {
-			if !s.nextJob() {
-				continue
-			}
-		}
-		sch, ok := s.next()
+		sch, key, _, ok := s.generate()
 		if !ok {
-			s.stop()
-			s.next, s.stop = nil, nil
-			s.jobIdx++
-			continue
-		}
-		key := sch.String()
-		if s.executed[key] {
-			s.skipped++
 			continue
 		}
 		s.cur, s.curKey, s.job = sch, key, s.jobs[s.jobIdx]
@@ -231,6 +218,29 @@ func (s *Period) Begin() bool {
 		return true
 	}
 	return false
+}
+
+// generate returns the current job's next schedule that was not executed yet, and its key.
+// ok is false when there is none to return this time: jobEnded when the job's generator ended
+// (the pass goes on with the next job), otherwise when no job could be started or the
+// schedule was executed before; the caller asks again.
+func (s *Period) generate() (sch periodSchedule, key string, jobEnded, ok bool) {
+	if s.next == nil && !s.nextJob() {
+		return nil, "", false, false
+	}
+	sch, ok = s.next()
+	if !ok {
+		s.stop()
+		s.next, s.stop = nil, nil
+		s.jobIdx++
+		return nil, "", true, false
+	}
+	key = sch.String()
+	if s.executed[key] {
+		s.skipped++
+		return nil, "", false, false
+	}
+	return sch, key, false, true
 }
 
 // nextJob starts the generator of the next job of the pass, moving to the next period number

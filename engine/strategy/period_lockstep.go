@@ -142,22 +142,11 @@ func (s *Period) beginLockstep() bool {
 		if s.done {
 			return false
 		}
-		if s.next == nil {
-			if !s.nextJob() {
-				continue
-			}
-		}
-		sch, ok := s.next()
-		if !ok {
-			s.stop()
-			s.next, s.stop = nil, nil
-			s.jobIdx++
+		sch, key, jobEnded, ok := s.generate()
+		if jobEnded {
 			s.endRound()
-			continue
 		}
-		key := sch.String()
-		if s.executed[key] {
-			s.skipped++
+		if !ok {
 			continue
 		}
 		// Marked now rather than at its End: a job's generator gives each schedule once, so

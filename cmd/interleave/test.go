@@ -343,10 +343,14 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 // execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
 // returns its result event and its output. Progress events (and the "lockstep" events of a
 // lockstep search) go to onEvent as they come. The extra files are the test binary's, from
-// file descriptor 4 on (3 is its event stream).
+// file descriptor 4 on (3 is its event stream); they are closed here once it started, so that
+// the binary holds the only copies (a pipe's writer then learns that it ended).
 func execTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
+		for _, f := range extra {
+			f.Close()
+		}
 		return nil, "", err
 	}
 	cmd := instrument.Command(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
@@ -359,7 +363,11 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	// An interrupted test binary ends after the execution under way (the watchdog ends a
 	// stuck one within its limit); one that does not is killed.
 	cmd.WaitDelay = time.Minute
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	for _, f := range extra {
+		f.Close()
+	}
+	if err != nil {
 		w.Close()
 		r.Close()
 		return nil, "", fmt.Errorf("run the test binary of %s: %w", p.ImportPath, err)

@@ -328,9 +328,6 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		}()
 	}
 	wg.Wait()
-	for _, in := range lockstepIns {
-		in.Close()
-	}
 	for _, r := range results {
 		if r.lockstepErr != nil && r.err == nil {
 			r.err = r.lockstepErr

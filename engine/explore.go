@@ -164,6 +164,9 @@ func Explore(body func(*T), cfg Config) *Report {
 	races := make(map[racePair]int)
 	fixedData := false // an execution drew math/rand values from the fixed seed
 	sharer, _ := cfg.Strategy.(PointsSharer)
+	if sharer != nil && (r.racy == nil || cfg.FixedRacyPoints || !sharer.SharesRacyPoints()) {
+		sharer = nil
+	}
 	defer func() { rep.Elapsed, rep.RacyPoints = time.Since(start), r.racyList }()
 	for {
 		switch {
@@ -178,8 +181,8 @@ func Explore(body func(*T), cfg Config) *Report {
 			return rep
 		}
 		begun := cfg.Strategy.Begin()
-		if sharer != nil {
-			r.addRacy(sharer.AgreedRacyPoints(), rep)
+		if sharer != nil && r.makeRacy(sharer.AgreedRacyPoints()) {
+			rep.RacyPointsGrew++ // the strategy restarted its search itself
 		}
 		if !begun {
 			if h, ok := cfg.Strategy.(Halter); ok {
@@ -218,9 +221,10 @@ func Explore(body func(*T), cfg Config) *Report {
 			})
 			switch {
 			case r.racy == nil || cfg.FixedRacyPoints:
-			case sharer != nil && sharer.ShareRacyPoints(r.newRacy(res.Races)):
+			case sharer != nil:
 				// Every race on accesses that are not points yet, first seen here or not:
 				// another process may have run the execution that saw it first.
+				sharer.ShareRacyPoints(r.newRacy(res.Races))
 			case r.growRacy(fresh):
 				rep.RacyPointsGrew++
 			}
@@ -338,27 +342,19 @@ func newRunner(cfg Config) runner {
 // them) would never be interleaved. A systematic strategy, whose tree the new points change,
 // starts its search over (Restarter). It reports whether the points grew.
 func (r *runner) growRacy(fresh []DataRace) bool {
-	grew := false
-	for _, rc := range fresh {
-		for _, p := range [...]Pos{rc.A.Pos, rc.B.Pos} {
-			if !r.racy[p] {
-				r.racy[p], grew = true, true
-			}
-		}
+	if !r.makeRacy(r.newRacy(fresh)) {
+		return false
 	}
-	if grew {
-		r.racyList = slices.Sorted(maps.Keys(r.racy))
-		if rs, ok := r.cfg.Strategy.(Restarter); ok {
-			rs.Restart()
-		}
+	if rs, ok := r.cfg.Strategy.(Restarter); ok {
+		rs.Restart()
 	}
-	return grew
+	return true
 }
 
-// newRacy returns the positions of fresh races' accesses that are not scheduling points yet.
-func (r *runner) newRacy(fresh []DataRace) []Pos {
+// newRacy returns the positions of the races' accesses that are not scheduling points yet.
+func (r *runner) newRacy(races []DataRace) []Pos {
 	var out []Pos
-	for _, rc := range fresh {
+	for _, rc := range races {
 		for _, p := range [...]Pos{rc.A.Pos, rc.B.Pos} {
 			if !r.racy[p] && !slices.Contains(out, p) {
 				out = append(out, p)
@@ -368,22 +364,18 @@ func (r *runner) newRacy(fresh []DataRace) []Pos {
 	return out
 }
 
-// addRacy makes the positions a PointsSharer agreed on scheduling points (the strategy
-// restarted its search itself).
-func (r *runner) addRacy(agreed []Pos, rep *Report) {
-	if r.racy == nil || len(agreed) == 0 {
-		return
-	}
+// makeRacy makes the accesses at positions scheduling points, and reports whether any was not.
+func (r *runner) makeRacy(positions []Pos) bool {
 	grew := false
-	for _, p := range agreed {
+	for _, p := range positions {
 		if !r.racy[p] {
 			r.racy[p], grew = true, true
 		}
 	}
 	if grew {
 		r.racyList = slices.Sorted(maps.Keys(r.racy))
-		rep.RacyPointsGrew++
 	}
+	return grew
 }
 
 // addRaces merges the races of execution n into the report; stacks is called with the races

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"reflect"
 	"runtime"
 	"sync"
 )
@@ -23,10 +22,6 @@ func Stack(buf []byte, all bool) int {
 	}
 	return copy(buf, programStacks(AllStacks(), active.Load() != nil))
 }
-
-// enginePrefix is the prefix of the engine's function names in a traceback: its package path
-// and a dot.
-var enginePrefix = reflect.TypeFor[Exec]().PkgPath() + "."
 
 // abandonedIDs holds the ids (in tracebacks) of the controlled goroutines of abandoned
 // executions (runner.abandon): they stay, blocked, and are no goroutines of the program's.
@@ -92,7 +87,7 @@ func programGoroutine(b []byte, explorers map[string]bool, executing bool) bool 
 
 // hasFrame reports whether traceback block b has a frame of the engine's function fn.
 func hasFrame(b []byte, fn string) bool {
-	return bytes.Contains(b, []byte("\n"+enginePrefix+fn+"("))
+	return bytes.Contains(b, []byte("\n"+enginePkg+fn+"("))
 }
 
 // goroutineID returns the id in the header line of traceback block b ("goroutine 7 [...]:").
@@ -149,7 +144,7 @@ func withoutEngineFrames(b []byte) []byte {
 		}
 		frames = append(frames, lines[i:i+1])
 	}
-	engine := func(f [][]byte) bool { return bytes.HasPrefix(f[0], []byte(enginePrefix)) }
+	engine := func(f [][]byte) bool { return bytes.HasPrefix(f[0], []byte(enginePkg)) }
 	for len(frames) > 0 && engine(frames[0]) {
 		frames = frames[1:]
 	}

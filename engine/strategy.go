@@ -75,15 +75,15 @@ type Halter interface {
 	Halted() (string, error)
 }
 
-// PointsSharer is implemented by strategies that explore in step with other processes, which
-// must make the same racy accesses scheduling points at the same moment of the search
-// (strategy.Lockstep). With Config.Points racy, Explore offers it the positions that the races
-// an execution first saw would make points (those that are not yet), instead of making them;
-// ShareRacyPoints returns false when the strategy does not share them (it is not in step with
-// others), and Explore then makes them points at once. After each Begin, Explore makes
-// AgreedRacyPoints points: the positions every process makes points there.
+// PointsSharer is implemented by strategies that can explore in step with other processes,
+// which must make the same racy accesses scheduling points at the same moment of the search
+// (strategy.Lockstep). When SharesRacyPoints (asked once, as the exploration starts) and
+// Config.Points is racy, Explore gives ShareRacyPoints the positions that the races of each
+// execution would make points (those that are not yet), instead of making them, and after each
+// Begin makes AgreedRacyPoints points: the positions every process makes points there.
 type PointsSharer interface {
-	ShareRacyPoints(new []Pos) bool
+	SharesRacyPoints() bool
+	ShareRacyPoints(new []Pos)
 	AgreedRacyPoints() []Pos
 }
 

@@ -416,13 +416,8 @@ func (s *stressState) run(g *stressG, f func()) {
 // goid is the calling goroutine's id, read from its stack header ("goroutine 7 [running]:").
 func goid() int64 {
 	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		id, _ := strconv.ParseInt(string(b[:i]), 10, 64)
-		return id
-	}
-	return 0
+	id, _ := strconv.ParseInt(goroutineID(buf[:runtime.Stack(buf[:], false)]), 10, 64)
+	return id
 }
 
 // panicStack trims a goroutine's stack taken in a deferred recover to start at the frame

@@ -208,13 +208,13 @@ func (l *periodLockstep) firstCut() int {
 	return c
 }
 
+// SharesRacyPoints implements engine.PointsSharer: in step with other processes.
+func (s *Period) SharesRacyPoints() bool { return s.lock != nil }
+
 // ShareRacyPoints implements engine.PointsSharer: in step, the positions go with the
 // execution's outcome, and the execution is announced to the other processes.
-func (s *Period) ShareRacyPoints(new []engine.Pos) bool {
+func (s *Period) ShareRacyPoints(new []engine.Pos) {
 	l := s.lock
-	if l == nil {
-		return false
-	}
 	if len(new) > 0 && len(l.mine) > 0 {
 		o := &l.mine[len(l.mine)-1]
 		o.Points = append(o.Points, new...)
@@ -223,14 +223,10 @@ func (s *Period) ShareRacyPoints(new []engine.Pos) bool {
 			l.ex.Announce(l.round, o.Seq)
 		}
 	}
-	return true
 }
 
 // AgreedRacyPoints implements engine.PointsSharer.
 func (s *Period) AgreedRacyPoints() []engine.Pos {
-	if s.lock == nil {
-		return nil
-	}
 	a := s.lock.agreed
 	s.lock.agreed = nil
 	return a
@@ -312,8 +308,8 @@ func (s *Period) endRound() {
 		s.schedules++
 		if o == nil || o.Counts == nil {
 			// Supported by its job's slice: the feedback analyzer only notes it as the
-			// schedule executed before the next (getPrefix).
-			s.executed[run.key] = true
+			// schedule executed before the next (getPrefix; executed was marked when the
+			// schedule was generated).
 			s.prev = run.cur
 		} else {
 			s.cur, s.curKey, s.job = run.cur, run.key, run.job

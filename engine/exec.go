@@ -404,7 +404,8 @@ func (e *Exec) decide() *goroutine {
 	}
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
-	if uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.Enabled[0]) {
+	// The common pick, the goroutine that just ran and can go on, needs no check.
+	if (id != d.Last || !d.LastEnabled || d.starving) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.Enabled[0])) {
 		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
 		return nil
 	}

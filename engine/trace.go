@@ -127,7 +127,8 @@ func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
 		curG    = GID(-1)
 		n       uint64 // f.local[curG] while curG is current
 	)
-	for _, s := range trace {
+	for i := 0; i < len(trace); i++ {
+		s := trace[i]
 		if s.isChoice() {
 			continue
 		}
@@ -155,6 +156,20 @@ func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
 		v := (uint64(s.g)<<40 ^ n<<8 ^ uint64(op)) * 0x9e3779b97f4a7c15
 		if !op.IsWrite() {
 			reads += v
+			// The steps after it that repeat it (the same goroutine, object and operation;
+			// any position), a loop's reads, are summed at once: while the step count's bits
+			// do not reach the goroutine's, each v above is K·(g<<40 + op) + K·(n<<8), so a
+			// run of m of them adds K·(m·(g<<40 + op) + (m·n + m(m+1)/2)<<8).
+			same := s.code &^ tracePosMask
+			j := i + 1
+			for j < len(trace) && trace[j].obj == s.obj && trace[j].g == s.g && trace[j].code&^tracePosMask == same {
+				j++
+			}
+			if m := uint64(j - i - 1); m > 0 && n+m < 1<<32 {
+				reads += (m*(uint64(s.g)<<40|uint64(op)) + (m*n+m*(m+1)/2)<<8) * 0x9e3779b97f4a7c15
+				n += m
+				i = j - 1
+			}
 			continue
 		}
 		h = (h^reads)*0x100000001b3 ^ v

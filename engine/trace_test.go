@@ -44,7 +44,7 @@ func fingerprintReference(trace []traceStep) uint64 {
 // TestFingerprintAgainstReference compares the fingerprinter, whose tables are reused across
 // executions and whose loop keeps the current goroutine and object in locals, with the plain
 // definition on random traces: runs of one goroutine and one object, many objects (the table
-// grows), choices, steps without an object.
+// grows), choices, steps without an object, loops' runs of one operation (summed at once).
 func TestFingerprintAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ops := []OpKind{OpRead, OpWrite, OpAtomicLoad, OpLock, OpUnlock, OpYield, OpGo}
@@ -66,6 +66,12 @@ func TestFingerprintAgainstReference(t *testing.T) {
 				code |= traceChoice
 			}
 			trace = append(trace, traceStep{g: g, obj: obj, code: code})
+			if r.IntN(8) == 0 {
+				// A loop's run of one operation, at one or two positions.
+				for k := range r.IntN(40) {
+					trace = append(trace, traceStep{g: g, obj: obj, code: code&^tracePosMask | uint32(k%2)})
+				}
+			}
 		}
 		if got, want := f.sum(trace, goroutines), fingerprintReference(trace); got != want {
 			t.Fatalf("trace %d (%d steps): sum %#x, the definition %#x", i, len(trace), got, want)

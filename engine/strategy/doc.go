@@ -68,7 +68,7 @@ var paramNames = map[string][]string{
 //     id, used at once instead of learning; smax and p exclude each other. seed as for random.
 //   - portfolio: members — the member strategies, rotated one execution each, joined by "+",
 //     each a name with optional ":key=value" parameters (default DefaultPortfolioMembers,
-//     "pct:d=3+pos+stride:p=0.0216…+idb"); their seeds are derived from seed.
+//     "pct:d=3+pos+stride:p=0.0216…+idb+period"); their seeds are derived from seed.
 func New(name string, params map[string]string, seed uint64) (engine.Strategy, error) {
 	known, ok := paramNames[name]
 	if !ok {

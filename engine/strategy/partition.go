@@ -30,7 +30,8 @@ import (
 //     and the parts explore every schedule of the unpartitioned search exactly once: a
 //     branch already known to belong to another part is not executed, and an execution
 //     that only learns the tree above the cells is a probe (engine.Prober), not counted.
-//   - A portfolio partitions each member.
+//   - A portfolio partitions each member, except a PERIOD member: its whole search runs in
+//     the first part (First), and the other parts' rotations go without it.
 //
 // With racy scheduling points a part makes the accesses of a race it first sees points, as a
 // whole run does; its tree then changes, and only parts that end on the same points explored
@@ -173,6 +174,12 @@ func Partition(s engine.Strategy, p Part) error {
 		return nil
 	case *Portfolio:
 		for _, m := range x.members {
+			if _, ok := m.s.(*Period); ok {
+				// It cannot be split, and its rounds are too short to run in step with the
+				// other members' executions between them: one part runs all of it.
+				m.elsewhere = !p.First()
+				continue
+			}
 			if err := Partition(m.s, p); err != nil {
 				return fmt.Errorf("portfolio member %s: %w", m.label, err)
 			}

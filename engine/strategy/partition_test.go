@@ -208,13 +208,6 @@ func TestPartitionRefused(t *testing.T) {
 	if err := strategy.Partition(p, two); err == nil || !strings.Contains(err.Error(), "period cannot be partitioned") {
 		t.Errorf("period: %v", err)
 	}
-	pf, err := strategy.New("portfolio", map[string]string{"members": "pct+period"}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := strategy.Partition(pf, two); err == nil || !strings.Contains(err.Error(), "portfolio member period") {
-		t.Errorf("portfolio with period: %v", err)
-	}
 	for _, s := range []string{"0/2", "3/2", "1/0", "x", "1/2/3"} {
 		if _, err := strategy.ParsePart(s); err == nil {
 			t.Errorf("ParsePart(%q) accepted", s)
@@ -222,5 +215,50 @@ func TestPartitionRefused(t *testing.T) {
 	}
 	if p, err := strategy.ParsePart("2/4,1/2"); err != nil || p.String() != "2/4,1/2" {
 		t.Errorf("ParsePart(2/4,1/2) = %v, %v", p, err)
+	}
+}
+
+// TestPartitionPortfolioPeriod checks a partitioned portfolio with a PERIOD member, which
+// cannot be split: the first part runs that member's whole search, exactly as the whole run
+// does, and the other part's rotation goes without it, saying so in its claim.
+func TestPartitionPortfolioPeriod(t *testing.T) {
+	body := straightLine(3, 3, 3)
+	byMember := func(members string, part strategy.Part, limit int) (map[string][]string, *engine.Report) {
+		s, err := strategy.New("portfolio", map[string]string{"members": members}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := strategy.Partition(s, part); err != nil {
+			t.Fatalf("part %v: %v", part, err)
+		}
+		runs, rep := pfExplore(t, body, s, limit)
+		out := map[string][]string{}
+		for _, r := range runs {
+			out[r.member] = append(out[r.member], r.sched)
+		}
+		return out, rep
+	}
+	first, second := strategy.Part{}.Within(0, 2), strategy.Part{}.Within(1, 2)
+	whole, _ := byMember("pct+period", strategy.Part{}, 120)
+	one, _ := byMember("pct+period", first, 60)
+	two, _ := byMember("pct+period", second, 60)
+	if len(whole["period"]) != 60 || len(one["period"]) != 30 {
+		t.Fatalf("period's executions: %d in the whole run, %d in the first part; want 60 and 30", len(whole["period"]), len(one["period"]))
+	}
+	if !slices.Equal(one["period"], whole["period"][:30]) {
+		t.Errorf("the first part's period executions are not the whole run's first 30")
+	}
+	if len(two["period"]) != 0 || len(two["pct"]) != 60 {
+		t.Errorf("the second part ran %d period and %d pct executions, want 0 and 60", len(two["period"]), len(two["pct"]))
+	}
+	// A part whose other members are exhausted is exhausted, and its claim names the member
+	// another part runs.
+	_, rep := byMember("ipb:max=0+period", second, 0)
+	if rep.Stopped != "exhausted" || !strings.Contains(rep.Exhausted, "period: run by the first part") {
+		t.Errorf("the second part of ipb:max=0+period: stopped by %s, claim %q; want exhausted, naming period's part", rep.Stopped, rep.Exhausted)
+	}
+	_, rep = byMember("ipb:max=0+period", first, 0)
+	if !strings.Contains(rep.Exhausted, "period: all") {
+		t.Errorf("the first part of ipb:max=0+period: claim %q, want period's", rep.Exhausted)
 	}
 }

@@ -376,19 +376,37 @@ func summarize(order []string) string {
 // TestPortfolioParamsIdentifyTheMember checks the parameters of every execution of the
 // default portfolio: the member, which of its executions, and its parameters prefixed by its
 // label; and that PortfolioMember turns them back into a strategy that runs that very
-// execution again (for IDB, as its member.execution-th).
+// execution again (for IDB and PERIOD, as its member.execution-th).
 func TestPortfolioParamsIdentifyTheMember(t *testing.T) {
 	s, err := strategy.New("portfolio", nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := straightLine(3, 3, 3)         // 1,680 schedules: IDB stays in the rotation
-	runs, _ := pfExplore(t, body, s, 420) // stride's executions 101..105 run with learned lengths
-	order := []string{"pct", "pos", "stride", "idb"}
+	runs, _ := pfExplore(t, body, s, 525) // stride's executions 101..105 run with learned lengths
+	// PERIOD alone exhausts its bound on body after periodRuns executions, and then leaves
+	// the rotation.
+	alone, err := strategy.New("period", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	periodRuns, _ := pfExplore(t, body, alone, 10_000)
+	if len(periodRuns) < 50 || len(periodRuns) > 100 {
+		t.Fatalf("period alone: %d executions, want 50–100 (the test's indices assume it)", len(periodRuns))
+	}
+	order := []string{"pct", "pos", "stride", "idb", "period"}
+	execs := map[string]int{}
+	turn := 0
 	for i, r := range runs {
-		label := order[i%4]
-		if r.member != label || r.params["member.execution"] != strconv.Itoa(i/4+1) || r.params["members"] != strategy.DefaultPortfolioMembers {
-			t.Fatalf("execution %d: params %v, want member %s, execution %d", i+1, r.params, label, i/4+1)
+		label := order[turn%5]
+		if label == "period" && execs["period"] == len(periodRuns) {
+			turn++
+			label = order[turn%5]
+		}
+		turn++
+		execs[label]++
+		if r.member != label || r.params["member.execution"] != strconv.Itoa(execs[label]) || r.params["members"] != strategy.DefaultPortfolioMembers {
+			t.Fatalf("execution %d: params %v, want member %s, execution %d", i+1, r.params, label, execs[label])
 		}
 		for k := range r.params {
 			if k != "member" && k != "member.execution" && k != "members" && !strings.HasPrefix(k, label+".") {
@@ -402,10 +420,19 @@ func TestPortfolioParamsIdentifyTheMember(t *testing.T) {
 	if p := runs[2].params; p["stride.p"] != strideP2Param || p["stride.seed"] == "" {
 		t.Errorf("stride's params %v, want stride.p = %s and stride.seed", p, strideP2Param)
 	}
-	if p := runs[414].params; p["stride.lengths"] == "" {
+	nth := func(member string, k int) int {
+		for i, r := range runs {
+			if r.member == member && r.params["member.execution"] == strconv.Itoa(k) {
+				return i
+			}
+		}
+		t.Fatalf("no execution %d of %s", k, member)
+		return 0
+	}
+	if p := runs[nth("stride", 104)].params; p["stride.lengths"] == "" {
 		t.Errorf("stride's 104th execution: params %v, want the learned lengths", p)
 	}
-	for _, i := range []int{0, 1, 2, 3, 4, 13, 57, 203, 412, 414, 415} {
+	for _, i := range []int{0, 1, 2, 3, 4, 13, 57, 203, 412, nth("period", len(periodRuns)), nth("stride", 104), nth("idb", 105)} {
 		r := runs[i]
 		name, mp, err := strategy.PortfolioMember(r.params)
 		if err != nil {
@@ -416,7 +443,7 @@ func TestPortfolioParamsIdentifyTheMember(t *testing.T) {
 			t.Fatalf("execution %d: New(%q, %v): %v", i+1, name, mp, err)
 		}
 		n := 1
-		if name == "idb" {
+		if name == "idb" || name == "period" {
 			n, _ = strconv.Atoi(r.params["member.execution"])
 		}
 		rs, _ := pfExplore(t, body, again, n)

@@ -107,27 +107,53 @@ func NumGoroutine() int {
 }
 
 // Read is the scheduling point before a read of possibly shared memory at addr.
+//
+// Read and Write, the most frequent calls by far, have current's common case and point's
+// written out (neither can be inlined): a scheduling point that does not switch is then two
+// calls, decide and the strategy's Pick, instead of four.
 func Read(addr unsafe.Pointer, pos Pos) {
-	e, g := current(pos)
-	if g == nil {
-		return
+	e := active.Load()
+	var g *goroutine
+	if e != nil {
+		g = e.cur
+	}
+	if g == nil || (goroutineIdentity && g.gp != getg()) {
+		if e, g = current(pos); g == nil {
+			return
+		}
 	}
 	if e.isPoint(pos) {
-		e.point(g, OpRead, uintptr(addr), pos)
+		g.pending = Op{OpRead, uintptr(addr), pos}
+		if e.aborting || g.starting {
+			e.point(g, OpRead, uintptr(addr), pos)
+		} else if next := e.decide(); next != g {
+			e.handOff(g, next)
+		}
 	}
 	if e.race != nil {
 		e.raceAccess(g, addr, false, false, pos)
 	}
 }
 
-// Write is the scheduling point before a write of possibly shared memory at addr.
+// Write is the scheduling point before a write of possibly shared memory at addr. See Read.
 func Write(addr unsafe.Pointer, pos Pos) {
-	e, g := current(pos)
-	if g == nil {
-		return
+	e := active.Load()
+	var g *goroutine
+	if e != nil {
+		g = e.cur
+	}
+	if g == nil || (goroutineIdentity && g.gp != getg()) {
+		if e, g = current(pos); g == nil {
+			return
+		}
 	}
 	if e.isPoint(pos) {
-		e.point(g, OpWrite, uintptr(addr), pos)
+		g.pending = Op{OpWrite, uintptr(addr), pos}
+		if e.aborting || g.starting {
+			e.point(g, OpWrite, uintptr(addr), pos)
+		} else if next := e.decide(); next != g {
+			e.handOff(g, next)
+		}
 	}
 	if e.race != nil {
 		e.raceAccess(g, addr, true, false, pos)

@@ -307,3 +307,66 @@ func TestStandardLibraryFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestExplorationLoopPassedOn checks the goroutine that runs the exploration's loop and each
+// execution's first goroutine (exploration.runInline) across the ways an execution can end:
+// the first goroutine returns while others run on, exits with t.FailNow (runtime.Goexit), or
+// is blocked when another goroutine's panic or a deadlock ends the execution — the last three
+// pass the loop on to a new goroutine. Every execution must be counted once with its outcome,
+// and no goroutine may be left behind.
+func TestExplorationLoopPassedOn(t *testing.T) {
+	// The watchdog's goroutine, started by the first exploration, stays.
+	engine.Explore(func(*engine.T) {}, engine.Config{Strategy: firstEnabled(), Schedules: 1})
+	before := runtime.NumGoroutine()
+	outcomes := map[string]int{}
+	rep := engine.Explore(func(t *engine.T) {
+		ch := engine.MakeChan[int](0, "p.go:1")
+		var x int
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(&x), "p.go:2")
+			x = 1
+		}, "p.go:3")
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(&x), "p.go:4")
+			x = 2
+			engine.Read(unsafe.Pointer(&x), "p.go:5")
+			if x == 2 {
+				panic("two")
+			}
+		}, "p.go:6")
+		engine.Read(unsafe.Pointer(&x), "p.go:7")
+		switch x {
+		case 0:
+			t.FailNow()
+		case 1:
+			engine.Recv(ch, "p.go:8") // nobody sends: a deadlock, or the panic first
+		}
+	}, engine.Config{Strategy: randomStrategy(7), Schedules: 400, KeepGoing: true,
+		OnExecution: func(n int, r *engine.Result) {
+			if r.Bug != nil {
+				outcomes[string(r.Bug.Kind)]++
+			} else {
+				outcomes["ok"]++
+			}
+		}})
+	if rep.Schedules != 400 || rep.Stopped != "schedules" {
+		t.Fatalf("report %+v", rep)
+	}
+	total := 0
+	for _, n := range outcomes {
+		total += n
+	}
+	if total != 400 || outcomes["fail"] == 0 || outcomes["deadlock"] == 0 || outcomes["panic"] == 0 {
+		t.Fatalf("outcomes %v: want 400 executions, some failed, deadlocked and panicked", outcomes)
+	}
+	// The goroutines the exploration started have exited (they may take a moment to).
+	give := time.After(time.Minute) // guards against a hang only
+	for runtime.NumGoroutine() > before {
+		select {
+		case <-give:
+			t.Fatalf("%d goroutines before the exploration, %d after", before, runtime.NumGoroutine())
+		default:
+			runtime.Gosched()
+		}
+	}
+}

@@ -44,7 +44,9 @@ func programStacks(full []byte, executing bool) []byte {
 	blocks := bytes.Split(bytes.TrimRight(full, "\n"), []byte("\n\n"))
 	explorers := map[string]bool{}
 	for _, b := range blocks {
-		if hasFrame(b, "Explore") || hasFrame(b, "(*runner).run") {
+		// An exploration's goroutine that is not running an execution's first goroutine.
+		loop := hasFrame(b, "(*exploration).loop") && !hasFrame(b, "(*Exec).run")
+		if hasFrame(b, "Explore") || hasFrame(b, "(*runner).run") || loop {
 			explorers[goroutineID(b)] = true
 		}
 	}

@@ -20,7 +20,8 @@ import (
 type watched struct {
 	e     *Exec
 	limit time.Duration
-	fired chan struct{} // receives one token when the execution stalls
+	fired chan *watched // receives the watch when the execution stalls
+	turn  uint64        // the exploration's number of the execution (exploration.turn)
 	// examined is set once the current stall was examined for a wait nothing can end
 	// (quickWatchdog); only the watchdog goroutine uses it.
 	examined bool
@@ -44,8 +45,14 @@ const watchdogTick = 50 * time.Millisecond
 // startWatching watches e until stopWatching; the fired channel of the returned watch receives
 // a token if e makes no progress for limit.
 func startWatching(e *Exec, limit time.Duration) *watched {
+	return startWatchingInto(e, limit, make(chan *watched, 1), 0)
+}
+
+// startWatchingInto is startWatching with the channel that receives the watch when e stalls,
+// and the number of the execution in its exploration.
+func startWatchingInto(e *Exec, limit time.Duration, fired chan *watched, turn uint64) *watched {
 	watchdogStart.Do(func() { go watchdog() })
-	w := &watched{e: e, limit: limit, fired: make(chan struct{}, 1)}
+	w := &watched{e: e, limit: limit, fired: fired, turn: turn}
 	watch.Store(w)
 	return w
 }
@@ -76,7 +83,7 @@ func watchdog() {
 		if stalled >= w.limit || (w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined && examine(AllStacks()).forGood) {
 			w.stalled.Store(int64(stalled.Round(100 * time.Millisecond)))
 			select {
-			case w.fired <- struct{}{}:
+			case w.fired <- w:
 			default:
 			}
 		}

@@ -265,6 +265,47 @@ func TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine(t *testing.T) {
 	}
 }
 
+// TestWatchdogAbandonsWhileTheLoopWaits is the watchdog's case where the execution's first
+// goroutine has returned — the exploration's goroutine, which ran it, waits for the end — and
+// another goroutine is blocked outside the engine: the exploration ends with the limitation,
+// the waiting goroutine goes away, and the engine works afterwards.
+func TestWatchdogAbandonsWhileTheLoopWaits(t *testing.T) {
+	// The watchdog's goroutine, started by the first exploration, stays.
+	engine.Explore(func(*engine.T) {}, engine.Config{Strategy: firstEnabled(), Schedules: 1})
+	before := runtime.NumGoroutine()
+	release := make(chan struct{})
+	defer close(release)
+	rep := engine.Explore(func(t *engine.T) {
+		engine.Go(func() {
+			engine.Gosched("l.go:1")
+			<-release // not instrumented: the engine cannot see it
+		}, "l.go:2")
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 5, Watchdog: 100 * time.Millisecond})
+	if rep.Stopped != "limitation" || len(rep.Limitations) != 1 || rep.Schedules != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if l := rep.Limitations[0]; l.Kind != "watchdog" || !strings.Contains(l.Message, "l.go:2") {
+		t.Fatalf("limitation %+v, want the goroutine started at l.go:2", l)
+	}
+	// Only the blocked goroutine is left (until released): the exploration's goroutine, which
+	// waited for the end, has gone.
+	give := time.After(time.Minute) // guards against a hang only
+	for runtime.NumGoroutine() > before+1 {
+		select {
+		case <-give:
+			t.Fatalf("%d goroutines before the exploration, %d after, want one more", before, runtime.NumGoroutine())
+		default:
+			runtime.Gosched()
+		}
+	}
+	rep = engine.Explore(func(t *engine.T) {
+		engine.Gosched("l.go:3")
+	}, engine.Config{Strategy: randomStrategy(3), Schedules: 50})
+	if rep.First != nil || rep.Schedules != 50 {
+		t.Fatalf("after the watchdog: %+v", rep)
+	}
+}
+
 // TestForeignGoroutinePassesThrough checks that a goroutine the engine did not start (as an
 // uninstrumented library's worker would be) runs its operations for real, never wedges the
 // execution, and is reported.

@@ -31,7 +31,8 @@ import (
 //     branch already known to belong to another part is not executed, and an execution
 //     that only learns the tree above the cells is a probe (engine.Prober), not counted.
 //   - A portfolio partitions each member, except a PERIOD member: its whole search runs in
-//     the first part (First), and the other parts' rotations go without it.
+//     the first part (First), with a turn per part at each round of that part's rotation,
+//     and the other parts' rotations go without it.
 //
 // With racy scheduling points a part makes the accesses of a race it first sees points, as a
 // whole run does; its tree then changes, and only parts that end on the same points explored
@@ -73,6 +74,15 @@ func (p Part) First() bool {
 		}
 	}
 	return true
+}
+
+// parts is the number of parts at p's deepest level: the product of the levels' counts.
+func (p Part) parts() int {
+	n := 1
+	for _, l := range p.Levels {
+		n *= l.Count
+	}
+	return n
 }
 
 // Within returns the part that divides p's part into count parts and takes the index-th.
@@ -176,8 +186,12 @@ func Partition(s engine.Strategy, p Part) error {
 		for _, m := range x.members {
 			if _, ok := m.s.(*Period); ok {
 				// It cannot be split, and its rounds are too short to run in step with the
-				// other members' executions between them: one part runs all of it.
+				// other members' executions between them: one part runs all of it, taking
+				// a turn per part at each round of the rotation, so that its share of the
+				// whole run does not shrink with the number of parts as a fifth of one
+				// part's would (two parts: a sixth of the run instead of a tenth).
 				m.elsewhere = !p.First()
+				m.turns = p.parts()
 				continue
 			}
 			if err := Partition(m.s, p); err != nil {

@@ -220,9 +220,11 @@ func TestPartitionRefused(t *testing.T) {
 
 // TestPartitionPortfolioPeriod checks a partitioned portfolio with a PERIOD member, which
 // cannot be split: the first part runs that member's whole search, exactly as the whole run
-// does, and the other part's rotation goes without it, saying so in its claim.
+// does, with a turn per part at each round of its rotation, and the other part's rotation
+// goes without it, saying so in its claim.
 func TestPartitionPortfolioPeriod(t *testing.T) {
 	body := straightLine(3, 3, 3)
+	var order []string // the members of the last exploration's executions, in order
 	byMember := func(members string, part strategy.Part, limit int) (map[string][]string, *engine.Report) {
 		s, err := strategy.New("portfolio", map[string]string{"members": members}, 1)
 		if err != nil {
@@ -233,20 +235,25 @@ func TestPartitionPortfolioPeriod(t *testing.T) {
 		}
 		runs, rep := pfExplore(t, body, s, limit)
 		out := map[string][]string{}
+		order = order[:0]
 		for _, r := range runs {
 			out[r.member] = append(out[r.member], r.sched)
+			order = append(order, r.member)
 		}
 		return out, rep
 	}
 	first, second := strategy.Part{}.Within(0, 2), strategy.Part{}.Within(1, 2)
 	whole, _ := byMember("pct+period", strategy.Part{}, 120)
 	one, _ := byMember("pct+period", first, 60)
-	two, _ := byMember("pct+period", second, 60)
-	if len(whole["period"]) != 60 || len(one["period"]) != 30 {
-		t.Fatalf("period's executions: %d in the whole run, %d in the first part; want 60 and 30", len(whole["period"]), len(one["period"]))
+	if want := strings.Repeat("pct period period ", 20); strings.Join(order, " ")+" " != want {
+		t.Errorf("the first part's rotation: %v, want pct and two turns of period", order)
 	}
-	if !slices.Equal(one["period"], whole["period"][:30]) {
-		t.Errorf("the first part's period executions are not the whole run's first 30")
+	two, _ := byMember("pct+period", second, 60)
+	if len(whole["period"]) != 60 || len(one["period"]) != 40 {
+		t.Fatalf("period's executions: %d in the whole run, %d in the first part; want 60 and 40", len(whole["period"]), len(one["period"]))
+	}
+	if !slices.Equal(one["period"], whole["period"][:40]) {
+		t.Errorf("the first part's period executions are not the whole run's first 40")
 	}
 	if len(two["period"]) != 0 || len(two["pct"]) != 60 {
 		t.Errorf("the second part ran %d period and %d pct executions, want 0 and 60", len(two["period"]), len(two["pct"]))

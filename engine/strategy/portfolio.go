@@ -66,6 +66,7 @@ type Portfolio struct {
 	spec    string // the members configuration, "" when built from strategies
 	members []*portfolioMember
 	cur     int   // the member of the current execution, -1 before the first
+	inTurn  int   // the executions cur has run in a row
 	left    []int // the members that left the rotation, in order
 	// complete is the guarantee of an unbounded systematic member that exhausted the whole
 	// schedule space, which ends the portfolio.
@@ -83,6 +84,7 @@ type portfolioMember struct {
 	execs     int    // executions begun
 	done      bool   // Begin returned false: out of the rotation
 	elsewhere bool   // another part of a partitioned portfolio runs this member (Partition)
+	turns     int    // executions in a row at each turn (0: 1)
 	guarantee string // what the member covered, once done
 }
 
@@ -238,16 +240,27 @@ func (p *Portfolio) Member() engine.Strategy {
 // when every member has.
 func (p *Portfolio) Begin() bool {
 	n := len(p.members)
-	for i := 1; i <= n; i++ {
-		j := (p.cur + i) % n
+	// A member with several turns (Partition's PERIOD member in the first part) runs them in
+	// a row before the rotation moves on.
+	first := 1
+	if p.cur >= 0 && p.inTurn < max(p.members[p.cur].turns, 1) {
+		first = 0
+	}
+	for k := 0; k < n; k++ {
+		j := (p.cur + first + k) % n
 		if p.cur < 0 {
-			j = i - 1
+			j = k
 		}
 		m := p.members[j]
 		if m.done || m.elsewhere {
 			continue
 		}
 		if m.s.Begin() {
+			if j == p.cur {
+				p.inTurn++
+			} else {
+				p.inTurn = 1
+			}
 			p.cur = j
 			m.execs++
 			return true

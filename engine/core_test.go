@@ -265,6 +265,22 @@ func TestWatchdogAbandonsGoroutineBlockedOutsideTheEngine(t *testing.T) {
 	}
 }
 
+// TestExplorationGoexitInCallback checks that runtime.Goexit in a callback of the exploration's
+// loop (OnExecution calling t.FailNow, say) ends the exploration with an error instead of
+// leaving Explore's caller waiting for a loop that is gone.
+func TestExplorationGoexitInCallback(t *testing.T) {
+	rep := engine.Explore(func(t *engine.T) {
+		engine.Gosched("c.go:1")
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 10, OnExecution: func(n int, r *engine.Result) {
+		if n == 3 {
+			runtime.Goexit()
+		}
+	}})
+	if rep.Stopped != "error" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "runtime.Goexit") || rep.Schedules != 3 {
+		t.Fatalf("report %+v, want stopped by an error naming runtime.Goexit after 3 schedules", rep)
+	}
+}
+
 // TestWatchdogAbandonsWhileTheLoopWaits is the watchdog's case where the execution's first
 // goroutine has returned — the exploration's goroutine, which ran it, waits for the end — and
 // another goroutine is blocked outside the engine: the exploration ends with the limitation,

@@ -180,3 +180,13 @@ func hiddenFrame(fn string) bool {
 	}
 	return false
 }
+
+// clone copies a result out of the reused execution.
+func (r *Result) clone() *Result {
+	c := *r
+	c.ForeignPos = append([]Pos(nil), r.ForeignPos...)
+	c.Logs = append([]string(nil), r.Logs...)
+	c.Races = append([]DataRace(nil), r.Races...)
+	c.Background = append([]GoroutineState(nil), r.Background...)
+	return &c
+}

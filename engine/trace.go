@@ -216,3 +216,13 @@ func (f *fingerprinter) grow() {
 		}
 	}
 }
+
+// mix is a 64-bit finalizer (splitmix64).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

@@ -1,0 +1,307 @@
+// Explore's loop: the goroutine that runs it and each execution's first goroutine, the hand-over
+// when that goroutine does not come back, the watchdog's abandonment, and what each execution
+// adds to the report.
+
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// exploration is the state of Explore, whose loop runs in a goroutine of its own: that
+// goroutine runs the first goroutine of each execution itself (runInline), so that an
+// execution costs neither a goroutine's start nor the two wake-ups of handing it over and
+// back (about 4 µs, as much as a thousand scheduling points). When the first goroutine does
+// not come back to the loop — it exits with runtime.Goexit (t.FailNow, or being reaped), or is
+// still blocked when the execution ends — another goroutine takes the loop on where it was
+// (pass: the baton). Explore's caller waits for the end, and handles the watchdog.
+type exploration struct {
+	body      func(*T)
+	cfg       Config
+	rep       *Report
+	start     time.Time
+	seen      map[uint64]struct{}
+	r         runner
+	races     map[racePair]int
+	fixedData bool // an execution drew math/rand values from the fixed seed
+	sharer    PointsSharer
+
+	// turn is the execution in flight, its number shifted left by 2, with its state in the
+	// low bits (turnPassed, turnEnded, turnAbandoned).
+	turn      atomic.Uint64
+	pendingT  *T            // the T of the execution in flight
+	finished  chan struct{} // closed when the loop is over
+	fired     chan *watched // the watchdog's, for every execution
+	abandoned chan struct{} // closed once an execution is abandoned
+}
+
+// The states of an execution in exploration.turn (0: running).
+const (
+	turnPassed    = 1 // the loop was passed on to another goroutine
+	turnEnded     = 2 // the loop has the execution's result
+	turnAbandoned = 3 // the watchdog abandoned it
+)
+
+// loop runs the exploration's loop; with resuming, it first finishes the execution turn,
+// which was in flight when the loop was passed to it.
+func (x *exploration) loop(turn uint64, resuming bool) {
+	inRoot, normal := false, false
+	defer func() {
+		switch {
+		case normal:
+		case inRoot:
+			// The execution's first goroutine, run by this goroutine, exited with
+			// runtime.Goexit: unless the loop was passed on already (the execution ended
+			// while it was blocked), a new goroutine takes it on.
+			if x.turn.CompareAndSwap(turn, turn|turnPassed) {
+				go x.loop(turn, true)
+			}
+		default:
+			// runtime.Goexit outside an execution (a callback called t.FailNow).
+			x.rep.Stopped, x.rep.Err = "error", fmt.Errorf("engine: the exploration's goroutine exited with runtime.Goexit outside an execution")
+			close(x.finished)
+		}
+	}()
+	var res *Result // the last execution's, not yet taken in
+	ok := true      // false: the execution was abandoned, and Explore's caller ends the loop
+	if resuming {
+		res, ok = x.finish(turn|turnPassed, x.r.e, x.pendingT, x.rep.First == nil)
+	}
+	for ok && (res == nil || !x.after(res)) && !x.before() {
+		turn = x.turn.Load()&^3 + 4
+		x.turn.Store(turn)
+		inRoot = true
+		res, ok = x.runInline(turn, x.rep.First == nil)
+		inRoot = false
+	}
+	normal = true
+	if ok {
+		close(x.finished)
+	}
+}
+
+// pass passes the loop on to a new goroutine: the execution ended while its first goroutine,
+// which the loop's goroutine runs, is blocked (Exec.end). That goroutine is reaped by the new
+// one.
+func (x *exploration) pass() {
+	if t := x.turn.Load() &^ 3; x.turn.CompareAndSwap(t, t|turnPassed) {
+		go x.loop(t, true)
+	}
+}
+
+// runInline runs an execution whose first goroutine is the calling one, and returns its
+// result, or false when the execution was abandoned (the caller then stops).
+func (x *exploration) runInline(turn uint64, wantStacks bool) (*Result, bool) {
+	r := &x.r
+	main, t := r.prepare(x.body)
+	e := r.e
+	e.inline, e.baton = main, x
+	x.pendingT = t
+	wd := r.cfg.Watchdog
+	if wd <= 0 {
+		wd = DefaultWatchdog
+	}
+	startWatchingInto(e, wd, x.fired, turn)
+	e.run(main)
+	// The first goroutine returned or panicked; the execution may go on in others.
+	return x.finish(turn, e, t, wantStacks)
+}
+
+// finish waits for execution turn (in state from) to end and returns its result, or false
+// when it was abandoned.
+func (x *exploration) finish(from uint64, e *Exec, t *T, wantStacks bool) (*Result, bool) {
+	select {
+	case <-e.done:
+	case <-x.abandoned:
+		return nil, false
+	}
+	if !x.turn.CompareAndSwap(from, from&^3|turnEnded) {
+		return nil, false // abandoned meanwhile
+	}
+	stopWatching()
+	return x.r.collect(t, wantStacks), true
+}
+
+// await waits for the loop to end, abandoning an execution the watchdog reports stalled.
+func (x *exploration) await() {
+	for {
+		select {
+		case <-x.finished:
+			return
+		case w := <-x.fired:
+			t := w.turn
+			if !x.turn.CompareAndSwap(t, t|turnAbandoned) && !x.turn.CompareAndSwap(t|turnPassed, t|turnAbandoned) {
+				continue // it ended meanwhile
+			}
+			stopWatching()
+			close(x.abandoned)
+			lim := x.r.abandon(w.e, time.Duration(w.stalled.Load()))
+			x.r.e = newExec()
+			x.after(&Result{Limitation: lim})
+			return
+		}
+	}
+}
+
+// before decides whether the exploration stops before another execution, and otherwise
+// begins it with the strategy.
+func (x *exploration) before() (stop bool) {
+	cfg, rep, r := &x.cfg, x.rep, &x.r
+	switch {
+	case cfg.Schedules > 0 && rep.Schedules >= cfg.Schedules:
+		rep.Stopped = "schedules"
+		return true
+	case cfg.Time > 0 && time.Since(x.start) >= cfg.Time:
+		rep.Stopped = "time"
+		return true
+	case cfg.Context.Err() != nil:
+		rep.Stopped = "canceled"
+		return true
+	}
+	begun := cfg.Strategy.Begin()
+	if x.sharer != nil && r.makeRacy(x.sharer.AgreedRacyPoints()) {
+		rep.RacyPointsGrew++ // the strategy restarted its search itself
+	}
+	if !begun {
+		if h, ok := cfg.Strategy.(Halter); ok {
+			if why, err := h.Halted(); why != "" {
+				rep.Stopped, rep.Err = why, err
+				return true
+			}
+		}
+		rep.Stopped = "exhausted"
+		if ex, ok := cfg.Strategy.(Exhauster); ok {
+			rep.Exhausted = ex.Exhausted()
+			if x.fixedData {
+				// The search enumerated interleavings, not the values drawn.
+				rep.Exhausted += ", with math/rand's values held fixed (the same in every schedule)"
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// after takes in the result of an execution, and decides whether the exploration stops.
+func (x *exploration) after(res *Result) (stop bool) {
+	cfg, rep, r, body := &x.cfg, x.rep, &x.r, x.body
+	cfg.Strategy.End(res)
+	if p, ok := cfg.Strategy.(Prober); ok && p.Probe() && res.Err == nil && !res.Skipped {
+		rep.Probes++
+		return false
+	}
+	if res.DrewData && res.DataSeed == 0 {
+		x.fixedData = true
+	}
+	rep.Schedules++
+	if len(res.Races) > 0 {
+		var fresh []DataRace
+		rep.addRaces(x.races, res.Races, rep.Schedules, func(f []*DataRace) {
+			r.raceStacks(body, r.e, f)
+			for _, rc := range f {
+				fresh = append(fresh, *rc)
+			}
+		})
+		switch {
+		case r.racy == nil || cfg.FixedRacyPoints:
+		case x.sharer != nil:
+			// Every race on accesses that are not points yet, first seen here or not:
+			// another process may have run the execution that saw it first.
+			x.sharer.ShareRacyPoints(r.newRacy(res.Races))
+		case r.growRacy(fresh):
+			rep.RacyPointsGrew++
+		}
+	}
+	if cfg.OnExecution != nil {
+		cfg.OnExecution(rep.Schedules, res)
+	}
+	if res.StepBound {
+		if rep.StepBound == 0 {
+			rep.StepBoundAt = rep.Schedules
+		}
+		rep.StepBound++
+	}
+	if len(res.Background) > 0 {
+		if rep.Background == nil {
+			rep.Background = &BackgroundNotice{Goroutines: append([]GoroutineState(nil), res.Background...)}
+		}
+		rep.Background.Schedules++
+	}
+	if res.Goroutines > rep.MaxGoroutines {
+		rep.MaxGoroutines = res.Goroutines
+	}
+	if res.Steps > rep.MaxSteps {
+		rep.MaxSteps = res.Steps
+	}
+	if _, ok := x.seen[res.Fingerprint]; !ok {
+		x.seen[res.Fingerprint] = struct{}{}
+		rep.Interleavings++
+		if cfg.Fingerprints && len(rep.Fingerprints) < MaxFingerprints {
+			rep.Fingerprints = append(rep.Fingerprints, res.Fingerprint)
+		}
+	}
+	switch {
+	case res.Err != nil:
+		rep.Err = res.Err
+		rep.Stopped = "error"
+		return true
+	case res.Limitation != nil:
+		rep.Limitations = append(rep.Limitations, *res.Limitation)
+		rep.Stopped = "limitation"
+		return true
+	case res.Skipped:
+		rep.Stopped = "skipped"
+		return true
+	case res.Bug != nil:
+		rep.Buggy++
+		if rep.First == nil {
+			rep.First = res.clone()
+			rep.FirstAt = rep.Schedules
+			if n, ok := cfg.Strategy.(Numberer); ok && n.Number() > 0 {
+				rep.FirstAt = n.Number()
+			}
+		}
+		if !cfg.KeepGoing {
+			rep.Stopped = "bug"
+			return true
+		}
+	}
+	// Goroutines the engine did not start may still be noting their operations (noteForeign).
+	foreignMu.Lock()
+	foreign, foreignPos := res.Foreign, slices.Clone(res.ForeignPos)
+	foreignMu.Unlock()
+	if foreign > 0 && len(foreignPos) > 0 && len(rep.Limitations) < 16 {
+		rep.Limitations = append(rep.Limitations, Limitation{
+			Kind:    "foreign",
+			Message: fmt.Sprintf("%d operation(s) by goroutines the engine did not start ran uncontrolled (first at %v)", foreign, foreignPos),
+			Pos:     foreignPos[0],
+		})
+	}
+	return false
+}
+
+// addRaces merges the races of execution n into the report; stacks is called with the races
+// seen for the first time, to find their stacks, before they are added.
+func (rep *Report) addRaces(index map[racePair]int, found []DataRace, n int, stacks func([]*DataRace)) {
+	var fresh []*DataRace
+	for i := range found {
+		rc := &found[i]
+		if j, ok := index[rc.key()]; ok {
+			rep.Races[j].Schedules++
+			continue
+		}
+		rc.Schedule, rc.Schedules = n, 1
+		fresh = append(fresh, rc)
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	stacks(fresh)
+	for _, rc := range fresh {
+		index[rc.key()] = len(rep.Races)
+		rep.Races = append(rep.Races, *rc)
+	}
+}

@@ -50,19 +50,19 @@ func (keepRunning) Pick(d *engine.Decision) engine.GID {
 	if d.LastEnabled {
 		return d.Last
 	}
-	return d.Enabled[0]
+	return d.EnabledAt(0)
 }
 
 // alwaysSwitch switches to the next enabled goroutine in id order at every step.
 type alwaysSwitch struct{ keepRunning }
 
 func (alwaysSwitch) Pick(d *engine.Decision) engine.GID {
-	for _, g := range d.Enabled {
+	for _, g := range d.Enabled() {
 		if g > d.Last {
 			return g
 		}
 	}
-	return d.Enabled[0]
+	return d.EnabledAt(0)
 }
 
 // pointsPerExecution is the size of the executions in which points are measured: large enough

@@ -13,7 +13,7 @@ import (
 // chHighest always runs the enabled goroutine with the highest id: the opposite of
 // firstEnabled, to check outcomes that must not depend on the schedule.
 func chHighest() *funcStrategy {
-	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[len(d.Enabled)-1] }}
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(d.NumEnabled() - 1) }}
 }
 
 // chStrategies are strategies under which a schedule-independent outcome must hold.

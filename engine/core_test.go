@@ -33,23 +33,23 @@ func (s *funcStrategy) End(*engine.Result)                 {}
 func firstEnabled() *funcStrategy {
 	return &funcStrategy{pick: func(d *engine.Decision) engine.GID {
 		if d.LastOp == engine.OpYield {
-			for _, g := range d.Enabled {
+			for _, g := range d.Enabled() {
 				if g > d.Last {
 					return g
 				}
 			}
-			return d.Enabled[0]
+			return d.EnabledAt(0)
 		}
 		if d.LastEnabled {
 			return d.Last
 		}
-		return d.Enabled[0]
+		return d.EnabledAt(0)
 	}}
 }
 
 func randomStrategy(seed uint64) *funcStrategy {
 	r := rand.New(rand.NewPCG(seed, 1))
-	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[r.IntN(len(d.Enabled))] }}
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(r.IntN(d.NumEnabled())) }}
 }
 
 func TestLostUpdateFoundByRandom(t *testing.T) {
@@ -160,11 +160,11 @@ func TestDeadlockAndLeakAndPanic(t *testing.T) {
 
 // lowestFirst runs the enabled goroutine with the lowest id, highestFirst the highest.
 func lowestFirst() *funcStrategy {
-	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[0] }}
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(0) }}
 }
 
 func highestFirst() *funcStrategy {
-	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[len(d.Enabled)-1] }}
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(d.NumEnabled() - 1) }}
 }
 
 // TestFingerprintIsTheHappensBeforeOrder checks the "distinct partial orders" metric: two

@@ -7,7 +7,6 @@ package engine
 import (
 	"math/bits"
 	"slices"
-	"sort"
 )
 
 // blocker says whether a goroutine's pending operation can proceed.
@@ -62,26 +61,56 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 		return
 	}
 	e.flip(g.id, on)
-	i := sort.Search(len(e.enabled), func(i int) bool { return e.enabled[i] >= g.id })
+	if !e.enabledOK {
+		return
+	}
+	if len(e.enabled) >= sortedInsertMax {
+		// Cheaper to rebuild the list from en if a strategy asks for it than to move its tail.
+		e.enabledOK = false
+		return
+	}
+	i, _ := slices.BinarySearch(e.enabled, g.id)
 	if on {
-		e.enabled = append(e.enabled, 0)
-		copy(e.enabled[i+1:], e.enabled[i:])
-		e.enabled[i] = g.id
+		e.enabled = slices.Insert(e.enabled, i, g.id)
 		return
 	}
 	if i < len(e.enabled) && e.enabled[i] == g.id {
-		e.enabled = append(e.enabled[:i], e.enabled[i+1:]...)
+		e.enabled = slices.Delete(e.enabled, i, i+1)
 	}
 }
+
+// sortedInsertMax is the length of the enabled list from which setEnabled stops keeping it
+// sorted by insertion and leaves it to be rebuilt.
+const sortedInsertMax = 64
 
 // flip changes whether goroutine id is enabled, leaving e.enabled to the caller.
 func (e *Exec) flip(id GID, on bool) {
 	e.en.set(id, on)
 	if on {
+		e.nEnabled++
 		e.since[id] = e.steps
 	} else {
+		e.nEnabled--
 		e.jumps[id] = e.clock.jumps
 	}
+}
+
+// enabledList returns the enabled goroutines in id order, rebuilding the list if a change
+// left it out of date.
+func (e *Exec) enabledList() []GID {
+	if !e.enabledOK {
+		e.enabled = e.en.appendTo(e.enabled[:0])
+		e.enabledOK = true
+	}
+	return e.enabled
+}
+
+// enabledAt returns the i-th enabled goroutine in id order, without building the list.
+func (e *Exec) enabledAt(i int) GID {
+	if e.enabledOK {
+		return e.enabled[i]
+	}
+	return e.en.nth(i)
 }
 
 // groupFlips enables flipGroup; the tests turn it off to compare it with one-by-one flips.
@@ -111,7 +140,11 @@ func (e *Exec) flipGroup(q *waitq, on bool) bool {
 	}
 	if on {
 		q.onStep = e.steps
+		e.nEnabled += len(q.ids)
+	} else {
+		e.nEnabled -= len(q.ids)
 	}
+	e.enabledOK = false
 	return true
 }
 
@@ -129,9 +162,9 @@ func (e *Exec) sinceOf(id GID) int {
 func (g *goroutine) enabled() bool { return g.e.en.has(g.id) }
 
 // notifyOneByOne is the number of waiters up to which notify updates the enabled list one
-// goroutine at a time (a sorted insertion each); with more, it rebuilds the list once from the
-// enabled set, so that a mutex many goroutines wait for costs a pass over the set's words and
-// one append per enabled goroutine, not a sorted insertion per waiter.
+// goroutine at a time (a sorted insertion each); with more, it flips them in the enabled set
+// and leaves the list to be rebuilt if a strategy asks for it, so that a mutex many goroutines
+// wait for costs a pass over the set's words, not a sorted insertion per waiter.
 const notifyOneByOne = 8
 
 // notify re-evaluates the goroutines waiting in q after the object behind q changed.
@@ -148,7 +181,6 @@ func (e *Exec) notify(q *waitq) {
 		first := e.gs[q.ids[0]]
 		on := first.blockedOn.ready(first)
 		if groupFlips && e.flipGroup(q, on) {
-			e.enabled = e.en.appendTo(e.enabled[:0])
 			return
 		}
 		for _, id := range q.ids {
@@ -167,7 +199,7 @@ func (e *Exec) notify(q *waitq) {
 		}
 	}
 	if changed {
-		e.enabled = e.en.appendTo(e.enabled[:0])
+		e.enabledOK = false
 	}
 }
 
@@ -182,7 +214,8 @@ func (e *Exec) poll() {
 }
 
 // enabledSet is the set of enabled goroutines as one bit per GID: the sorted list of them
-// (Exec.enabled) is rebuilt from it a word at a time.
+// (Exec.enabled) is rebuilt from it a word at a time, and the i-th of them found by counting
+// the bits of each word.
 type enabledSet struct{ words []uint64 }
 
 func (s *enabledSet) reset() {
@@ -216,4 +249,20 @@ func (s *enabledSet) appendTo(ids []GID) []GID {
 		}
 	}
 	return ids
+}
+
+// nth returns the set's i-th goroutine in increasing order (0 ≤ i < the set's size).
+func (s *enabledSet) nth(i int) GID {
+	for k, w := range s.words {
+		n := bits.OnesCount64(w)
+		if i >= n {
+			i -= n
+			continue
+		}
+		for ; i > 0; i-- {
+			w &= w - 1
+		}
+		return GID(k<<6 + bits.TrailingZeros64(w))
+	}
+	panic("engine: enabledSet.nth out of range")
 }

@@ -58,8 +58,15 @@ type Exec struct {
 	maxSteps int
 	root     string // Config.Root
 
-	gs      []*goroutine
-	enabled []GID // sorted
+	gs []*goroutine
+	// enabled is the enabled goroutines in id order, a cache of en rebuilt only when a
+	// strategy asks for the whole list (enabledList): a step that enables or disables a
+	// mutex's thousand waiters, or picks one of ten thousand enabled goroutines at random,
+	// costs a pass over en's words, not one per goroutine. enabledOK says it is up to date;
+	// nEnabled is always the number of enabled goroutines.
+	enabled   []GID
+	enabledOK bool
+	nEnabled  int
 	// en, since and jumps are per goroutine, by GID, kept apart from the goroutines so that
 	// enabling or disabling a mutex's thousand waiters touches only them: whether it is
 	// enabled (it can proceed, or it is running); the step at which it last ran or was last
@@ -159,7 +166,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.maxSteps = maxSteps
 	e.inline, e.baton = nil, nil
 	e.gs = e.gs[:0]
-	e.enabled = e.enabled[:0]
+	e.enabled, e.enabledOK, e.nEnabled = e.enabled[:0], true, 0
 	e.en.reset()
 	e.since, e.jumps = e.since[:0], e.jumps[:0]
 	e.cur = nil
@@ -355,10 +362,10 @@ func (e *Exec) park(g *goroutine) {
 // goroutine is enabled. It returns nil when the execution is over (its result is set).
 func (e *Exec) decide() *goroutine {
 	e.clock.pass(e)
-	for len(e.enabled) == 0 || len(e.polled) > 0 || len(e.watches) > 0 {
+	for e.nEnabled == 0 || len(e.polled) > 0 || len(e.watches) > 0 {
 		if len(e.polled) > 0 || len(e.watches) > 0 {
 			e.poll()
-			if len(e.enabled) > 0 {
+			if e.nEnabled > 0 {
 				break
 			}
 		}
@@ -394,11 +401,12 @@ func (e *Exec) decide() *goroutine {
 	}
 	d := &e.decision
 	d.Step = e.steps
-	d.Enabled = e.enabled
-	d.starving = false
-	if e.fairSteps > 0 && e.steps&starveCheck == 0 && len(e.enabled) > 1 {
-		d.Enabled = e.unstarve()
-		d.starving = len(d.Enabled) == 1
+	d.starving, d.list = false, nil
+	if e.fairSteps > 0 && e.steps&starveCheck == 0 && e.nEnabled > 1 {
+		d.starving = e.unstarve()
+		if d.starving {
+			d.list = e.starved[:]
+		}
 	}
 	d.Last = e.last
 	// A goroutine that is done is never enabled (exit disables it).
@@ -410,8 +418,8 @@ func (e *Exec) decide() *goroutine {
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
 	// The common pick, the goroutine that just ran and can go on, needs no check.
-	if (id != d.Last || !d.LastEnabled || d.starving) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.Enabled[0])) {
-		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.enabled))
+	if (id != d.Last || !d.LastEnabled || d.starving) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.list[0])) {
+		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, d.Enabled()))
 		return nil
 	}
 	next := e.gs[id]

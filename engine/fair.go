@@ -1,5 +1,7 @@
 package engine
 
+import "math/bits"
+
 // Fairness. Go's scheduler never lets a running goroutine starve the others: with several
 // processors they run in parallel, and even on one, a goroutine running for 10ms is preempted.
 // A controlled execution runs one goroutine at a time, so without a rule a goroutine that
@@ -30,7 +32,7 @@ func (c *Config) fairSteps() int {
 // fairYield reports whether the step being decided must treat the last goroutine as having
 // yielded, by the fairness rule.
 func (e *Exec) fairYield() bool {
-	return e.fairSteps > 0 && e.runLen >= e.fairSteps && len(e.enabled) > 1
+	return e.fairSteps > 0 && e.runLen >= e.fairSteps && e.nEnabled > 1
 }
 
 // Fairness across goroutines. The rule above keeps one goroutine from running forever, but
@@ -51,21 +53,24 @@ const starveFactor = 4
 // costs nothing on the hot path of the others.
 const starveCheck = 63
 
-// unstarve returns the goroutines the strategy may pick: the one that has waited longest, when
-// it was passed over for the bound, else every enabled goroutine.
-func (e *Exec) unstarve() []GID {
-	oldest := e.enabled[0]
-	oldestSince := e.sinceOf(oldest)
-	for _, id := range e.enabled[1:] {
-		if s := e.sinceOf(id); s < oldestSince {
-			oldest, oldestSince = id, s
+// unstarve reports whether a goroutine was passed over for the bound, and then sets
+// e.starved to the one that has waited longest: the only goroutine the strategy may pick.
+func (e *Exec) unstarve() bool {
+	oldest, oldestSince := NoGoroutine, 0
+	for i, w := range e.en.words {
+		for w != 0 {
+			id := GID(i<<6 + bits.TrailingZeros64(w))
+			w &= w - 1
+			if s := e.sinceOf(id); oldest == NoGoroutine || s < oldestSince {
+				oldest, oldestSince = id, s
+			}
 		}
 	}
 	if e.steps-oldestSince < starveFactor*e.fairSteps {
-		return e.enabled
+		return false
 	}
 	e.starved[0] = oldest
-	return e.starved[:]
+	return true
 }
 
 // countRun updates the run length of the last goroutine once next is picked.
@@ -73,7 +78,7 @@ func (e *Exec) countRun(next GID) {
 	switch {
 	case next != e.last:
 		e.runLen = 0
-	case len(e.enabled) > 1:
+	case e.nEnabled > 1:
 		e.runLen++
 	}
 }

@@ -49,7 +49,7 @@ func spWantBug(t *testing.T, rep *engine.Report, kind engine.BugKind, msg string
 
 // spHighestFirst always runs the enabled goroutine created last.
 func spHighestFirst() *funcStrategy {
-	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[len(d.Enabled)-1] }}
+	return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(d.NumEnabled() - 1) }}
 }
 
 // spAwait yields until cond holds (a busy-wait loop the strategies handle).

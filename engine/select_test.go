@@ -389,8 +389,8 @@ func TestChanArrivalEnablesPartner(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var enabled [][]engine.GID
 			s := &funcStrategy{pick: func(d *engine.Decision) engine.GID {
-				enabled = append(enabled, append([]engine.GID(nil), d.Enabled...))
-				return d.Enabled[len(d.Enabled)-1]
+				enabled = append(enabled, append([]engine.GID(nil), d.Enabled()...))
+				return d.EnabledAt(d.NumEnabled() - 1)
 			}}
 			if res := chRun(t, tt.body, s); res.Bug != nil {
 				t.Fatal(res.Bug)

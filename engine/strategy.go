@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Strategy chooses the interleaving of each execution. It is an oracle that lives across
 // executions, with this lifecycle:
 //
@@ -20,7 +22,7 @@ type Strategy interface {
 	Params() map[string]string
 	// Begin prepares a new execution. It returns false when there is nothing left to explore.
 	Begin() bool
-	// Pick returns the goroutine that executes the next step: one of d.Enabled. Returning a
+	// Pick returns the goroutine that executes the next step: one of d.Enabled(). Returning a
 	// goroutine that is not enabled ends the execution with the strategy's Err as the reason
 	// (the replay strategy does this when an execution diverges from its file).
 	Pick(d *Decision) GID
@@ -106,8 +108,6 @@ type Aborter interface {
 type Decision struct {
 	// Step is the number of the step being chosen; the first step is 1.
 	Step int
-	// Enabled lists the enabled goroutines in creation (id) order. Never empty.
-	Enabled []GID
 	// Last is the goroutine that executed the previous step (NoGoroutine before step 1),
 	// and LastEnabled whether it is still enabled: switching away from an enabled Last is a
 	// preemption (SCTBench §2.3).
@@ -120,28 +120,68 @@ type Decision struct {
 	// Goroutines is the number of goroutines created so far in this execution.
 	Goroutines int
 
-	// starving is set when Enabled is only the goroutine the fairness rule makes run
+	// starving is set when the goroutine the fairness rule makes run is the only one offered
 	// (fair.go): the others are enabled but not offered.
 	starving bool
+	// list, when not nil, is what Enabled returns: the starving goroutine, or the goroutines
+	// given to a decision made outside an execution (WithEnabled).
+	list []GID
 
 	e *Exec
 }
 
+// Enabled lists the enabled goroutines in creation (id) order. Never empty. With thousands of
+// goroutines, building the list can cost a pass over them; a strategy that needs one of them
+// at random uses NumEnabled and EnabledAt, which do not build it.
+func (d *Decision) Enabled() []GID {
+	if d.list != nil || d.e == nil {
+		return d.list
+	}
+	return d.e.enabledList()
+}
+
+// NumEnabled is len(d.Enabled()).
+func (d *Decision) NumEnabled() int {
+	if d.list != nil || d.e == nil {
+		return len(d.list)
+	}
+	return d.e.nEnabled
+}
+
+// EnabledAt is d.Enabled()[i].
+func (d *Decision) EnabledAt(i int) GID {
+	if d.list != nil || d.e == nil {
+		return d.list[i]
+	}
+	return d.e.enabledAt(i)
+}
+
+// WithEnabled makes d a decision among the goroutines ids (in id order), outside any
+// execution: for testing a strategy's Pick on a decision of one's own. Pending returns the
+// zero Op for every goroutine of such a decision.
+func (d *Decision) WithEnabled(ids ...GID) *Decision {
+	d.list, d.e = ids, nil
+	return d
+}
+
 // Pending returns the operation goroutine g will execute when it is picked.
 func (d *Decision) Pending(g GID) Op {
-	if g < 0 || int(g) >= len(d.e.gs) {
+	if d.e == nil || g < 0 || int(g) >= len(d.e.gs) {
 		return Op{}
 	}
 	return d.e.gs[g].pending
 }
 
-// IsEnabled reports whether g is in d.Enabled.
+// IsEnabled reports whether g is in d.Enabled().
 func (d *Decision) IsEnabled(g GID) bool {
+	if d.e == nil {
+		return slices.Contains(d.list, g)
+	}
 	if g < 0 || int(g) >= len(d.e.gs) {
 		return false
 	}
 	if d.starving {
-		return g == d.Enabled[0]
+		return g == d.list[0]
 	}
 	return d.e.en.has(g) && !d.e.gs[g].done
 }

@@ -23,12 +23,8 @@ func SynctestTest(t *T, f func(*T), pos Pos) {
 type synctestWaiter struct{}
 
 func (synctestWaiter) ready(g *goroutine) bool {
-	for _, id := range g.e.enabled {
-		if id != g.id {
-			return false
-		}
-	}
-	return true
+	e := g.e
+	return e.nEnabled == 0 || e.nEnabled == 1 && e.en.has(g.id)
 }
 
 // SynctestWait is synctest.Wait(): it returns once every other goroutine is blocked (re-checked

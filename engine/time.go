@@ -97,7 +97,7 @@ func fireTicker(e *Exec, vt *vtimer) {
 		return
 	}
 	s.dropSteps = e.steps
-	if len(e.enabled) > 0 || !onlyDroppingTickers(e) {
+	if e.nEnabled > 0 || !onlyDroppingTickers(e) {
 		return
 	}
 	if s.frozenSteps == e.steps && s.frozenAt < e.clock.now {

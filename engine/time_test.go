@@ -17,7 +17,7 @@ func tmStrategies() map[string]func() engine.Strategy {
 	m := map[string]func() engine.Strategy{
 		"first": func() engine.Strategy { return firstEnabled() },
 		"last": func() engine.Strategy {
-			return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.Enabled[len(d.Enabled)-1] }}
+			return &funcStrategy{pick: func(d *engine.Decision) engine.GID { return d.EnabledAt(d.NumEnabled() - 1) }}
 		},
 	}
 	for i := uint64(1); i <= 4; i++ {

@@ -113,7 +113,7 @@ func (d *debugStrategy) fallback(dec *engine.Decision) engine.GID {
 	if dec.LastEnabled {
 		return dec.Last
 	}
-	return dec.Enabled[0]
+	return dec.EnabledAt(0)
 }
 
 // Pick follows the plan and pauses where the adapter asked.

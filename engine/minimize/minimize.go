@@ -600,13 +600,14 @@ func (g *guided) pick(d *engine.Decision) engine.GID {
 // wrapping around. It returns NoGoroutine when no goroutine qualifies.
 func (g *guided) earliest(d *engine.Decision, exclude engine.GID) engine.GID {
 	// Start the round-robin order after d.Last.
+	en := d.Enabled()
 	start := 0
-	for start < len(d.Enabled) && d.Enabled[start] <= d.Last {
+	for start < len(en) && en[start] <= d.Last {
 		start++
 	}
 	best, bestIdx := engine.NoGoroutine, -1
-	for i := range d.Enabled {
-		h := d.Enabled[(start+i)%len(d.Enabled)]
+	for i := range en {
+		h := en[(start+i)%len(en)]
 		if h == exclude {
 			continue
 		}

@@ -186,14 +186,14 @@ func (*livelocker) Choose(c *engine.Choice) int { return 0 }
 func (*livelocker) End(*engine.Result)          {}
 func (l *livelocker) Pick(d *engine.Decision) engine.GID {
 	var others []engine.GID
-	for _, g := range d.Enabled {
+	for _, g := range d.Enabled() {
 		if g != 0 {
 			others = append(others, g)
 		}
 	}
 	switch {
 	case len(others) == 0:
-		return d.Enabled[0]
+		return d.EnabledAt(0)
 	case d.Step > l.first && d.IsEnabled(1):
 		return 1
 	}
@@ -548,7 +548,7 @@ type firstEnabled struct{}
 func (*firstEnabled) Name() string                       { return "first" }
 func (*firstEnabled) Params() map[string]string          { return nil }
 func (*firstEnabled) Begin() bool                        { return true }
-func (*firstEnabled) Pick(d *engine.Decision) engine.GID { return d.Enabled[0] }
+func (*firstEnabled) Pick(d *engine.Decision) engine.GID { return d.EnabledAt(0) }
 func (*firstEnabled) Choose(*engine.Choice) int          { return 0 }
 func (*firstEnabled) End(*engine.Result)                 {}
 

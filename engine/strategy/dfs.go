@@ -306,8 +306,8 @@ func (s *Systematic) Pick(d *engine.Decision) engine.GID {
 			n.costs = append(n.costs, s.pickCost(p, preemptive))
 		}
 	})
-	if bad || isChoice(v) || !isEnabled(d, engine.GID(v)) {
-		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled)
+	if bad || isChoice(v) || !d.IsEnabled(engine.GID(v)) {
+		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled())
 		return engine.NoGoroutine
 	}
 	return engine.GID(v)

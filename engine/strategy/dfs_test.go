@@ -237,10 +237,10 @@ func choiceProgram(t *testing.T, s engine.Strategy) []string {
 		if len(out) > 100 {
 			t.Fatal("no end")
 		}
-		d1 := &engine.Decision{Step: 1, Enabled: []engine.GID{0}, Last: engine.NoGoroutine}
+		d1 := (&engine.Decision{Step: 1, Last: engine.NoGoroutine}).WithEnabled(0)
 		g1 := s.Pick(d1)
 		c := s.Choose(&engine.Choice{N: 3, Step: 1, G: 0})
-		d2 := &engine.Decision{Step: 2, Enabled: []engine.GID{0, 1}, Last: 0, LastEnabled: true, LastOp: engine.OpGo, Goroutines: 2}
+		d2 := (&engine.Decision{Step: 2, Last: 0, LastEnabled: true, LastOp: engine.OpGo, Goroutines: 2}).WithEnabled(0, 1)
 		g2 := s.Pick(d2)
 		out = append(out, fmt.Sprintf("%v%d%v", g1, c, g2))
 		s.End(&engine.Result{Steps: 2, Goroutines: 2})

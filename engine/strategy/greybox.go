@@ -190,25 +190,25 @@ func (s *Greybox) pick(d *engine.Decision) engine.GID {
 	step := s.step
 	s.step++
 	if s.base == nil || s.diverged {
-		return d.Enabled[s.rng.IntN(len(d.Enabled))]
+		return d.EnabledAt(s.rng.IntN(d.NumEnabled()))
 	}
 	want, ok := s.follow(d)
 	if !ok {
 		s.diverged = true
-		return d.Enabled[s.rng.IntN(len(d.Enabled))]
+		return d.EnabledAt(s.rng.IntN(d.NumEnabled()))
 	}
 	if step < s.cut {
 		return want
 	}
 	s.diverged = true
-	if i := slices.Index(d.Enabled, want); i >= 0 && len(d.Enabled) > 1 {
-		k := s.rng.IntN(len(d.Enabled) - 1)
+	if i := slices.Index(d.Enabled(), want); i >= 0 && d.NumEnabled() > 1 {
+		k := s.rng.IntN(d.NumEnabled() - 1)
 		if k >= i {
 			k++
 		}
-		return d.Enabled[k]
+		return d.EnabledAt(k)
 	}
-	return d.Enabled[s.rng.IntN(len(d.Enabled))]
+	return d.EnabledAt(s.rng.IntN(d.NumEnabled()))
 }
 
 // follow returns the decision that replaying base makes next, and false once the execution

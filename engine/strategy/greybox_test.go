@@ -114,7 +114,7 @@ func (s *greyboxSpy) Begin() bool {
 }
 
 func (s *greyboxSpy) Pick(d *engine.Decision) engine.GID {
-	s.enabled = append(s.enabled, len(d.Enabled))
+	s.enabled = append(s.enabled, d.NumEnabled())
 	return s.Greybox.Pick(d)
 }
 

@@ -249,8 +249,8 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 			p.lowest--
 		}
 	}
-	best := d.Enabled[0]
-	for _, g := range d.Enabled[1:] {
+	best := d.EnabledAt(0)
+	for _, g := range d.Enabled()[1:] {
 		if p.prio[g] > p.prio[best] {
 			best = g
 		}

@@ -364,7 +364,7 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 	}
 	for {
 		first, after := engine.NoGoroutine, engine.NoGoroutine
-		for _, g := range d.Enabled {
+		for _, g := range d.Enabled() {
 			if g == 0 || g == yielded {
 				continue
 			}
@@ -402,7 +402,7 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 			continue
 		}
 		// Only the goroutine that yielded can run.
-		return d.Enabled[0]
+		return d.EnabledAt(0)
 	}
 }
 

@@ -75,8 +75,8 @@ func (p *POS) Pick(d *engine.Decision) engine.GID {
 	for len(p.prio) < d.Goroutines {
 		p.prio = append(p.prio, p.rng.Float64())
 	}
-	best := d.Enabled[0]
-	for _, g := range d.Enabled[1:] {
+	best := d.EnabledAt(0)
+	for _, g := range d.Enabled()[1:] {
 		if p.prio[g] > p.prio[best] {
 			best = g
 		}

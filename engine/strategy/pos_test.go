@@ -66,7 +66,7 @@ func (s *posSpy) Pick(d *engine.Decision) engine.GID {
 			}
 		}
 	}
-	for _, e := range d.Enabled {
+	for _, e := range d.Enabled() {
 		if prio[e] > prio[g] {
 			s.failf("step %d: picked %v (priority %v), %v has %v", d.Step, g, prio[g], e, prio[e])
 		}

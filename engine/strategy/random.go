@@ -89,7 +89,7 @@ func (r *Random) Begin() bool {
 }
 
 // Pick implements engine.Strategy.
-func (r *Random) Pick(d *engine.Decision) engine.GID { return d.Enabled[r.rng.IntN(len(d.Enabled))] }
+func (r *Random) Pick(d *engine.Decision) engine.GID { return d.EnabledAt(r.rng.IntN(d.NumEnabled())) }
 
 // Choose implements engine.Strategy.
 func (r *Random) Choose(c *engine.Choice) int { return r.rng.IntN(c.N) }

@@ -162,16 +162,16 @@ func (r *RAPOS) schedulable(d *engine.Decision) {
 	r.cands = r.cands[:0]
 	if !r.started {
 		r.started = true
-		r.cands = append(r.cands, d.Enabled...)
+		r.cands = append(r.cands, d.Enabled()...)
 		return
 	}
-	for _, g := range d.Enabled {
+	for _, g := range d.Enabled() {
 		if r.dependsOnSet(g, d.Pending(g)) {
 			r.cands = append(r.cands, g)
 		}
 	}
 	if len(r.cands) == 0 {
-		r.cands = append(r.cands, d.Enabled[r.rng.IntN(len(d.Enabled))])
+		r.cands = append(r.cands, d.EnabledAt(r.rng.IntN(d.NumEnabled())))
 	}
 }
 

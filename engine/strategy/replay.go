@@ -310,9 +310,9 @@ func replayOp(s schedule.Step) string {
 func replayEnabled(d *engine.Decision) string {
 	const max = 8
 	var b strings.Builder
-	for i, g := range d.Enabled {
+	for i, g := range d.Enabled() {
 		if i == max {
-			fmt.Fprintf(&b, ", and %d more", len(d.Enabled)-max)
+			fmt.Fprintf(&b, ", and %d more", d.NumEnabled()-max)
 			break
 		}
 		if i > 0 {

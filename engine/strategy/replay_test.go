@@ -22,7 +22,7 @@ type rpNewest struct{ begun int }
 func (s *rpNewest) Name() string                       { return "newest" }
 func (s *rpNewest) Params() map[string]string          { return map[string]string{"k": "v"} }
 func (s *rpNewest) Begin() bool                        { s.begun++; return true }
-func (s *rpNewest) Pick(d *engine.Decision) engine.GID { return d.Enabled[len(d.Enabled)-1] }
+func (s *rpNewest) Pick(d *engine.Decision) engine.GID { return d.EnabledAt(d.NumEnabled() - 1) }
 func (s *rpNewest) Choose(c *engine.Choice) int        { return c.N - 1 }
 func (s *rpNewest) End(*engine.Result)                 {}
 

@@ -21,7 +21,7 @@ import (
 // enabled goroutines skipped on the way from last(α) to t, which are exactly the children
 // before t).
 func roundRobin(dst []int32, d *engine.Decision) (children []int32, preemptive bool) {
-	en := d.Enabled
+	en := d.Enabled()
 	start := d.Last
 	if start < 0 {
 		start = 0
@@ -39,13 +39,6 @@ func roundRobin(dst []int32, d *engine.Decision) (children []int32, preemptive b
 		dst = append(dst, int32(g))
 	}
 	return dst, d.LastEnabled && !yielded
-}
-
-// isEnabled reports whether g is in d.Enabled (sorted).
-func isEnabled(d *engine.Decision, g engine.GID) bool {
-	en := d.Enabled
-	i := sort.Search(len(en), func(i int) bool { return en[i] >= g })
-	return i < len(en) && en[i] == g
 }
 
 // A decision of a schedule is encoded as one int32: a goroutine choice as the goroutine's

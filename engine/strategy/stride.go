@@ -271,10 +271,10 @@ func (s *Stride) Begin() bool {
 
 // Pick implements engine.Strategy.
 func (s *Stride) Pick(d *engine.Decision) engine.GID {
-	n := len(d.Enabled)
-	if s.left == 0 || !isEnabled(d, s.holder) {
+	n := d.NumEnabled()
+	if s.left == 0 || !d.IsEnabled(s.holder) {
 		// A selection: the stride is over, or its goroutine blocked or ended (§IV).
-		s.holder, s.left = d.Enabled[s.rng.IntN(n)], 0
+		s.holder, s.left = d.EnabledAt(s.rng.IntN(n)), 0
 		if n > 1 {
 			s.left = 1
 			if m := s.SMax(s.holder); m > 1 {

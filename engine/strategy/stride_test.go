@@ -383,7 +383,7 @@ func TestStrideSMaxOneIsRandom(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		r.Begin()
 		s.Begin()
-		d := &engine.Decision{Step: 1, Enabled: []engine.GID{0, 1, 2}, Last: engine.NoGoroutine, Goroutines: 3}
+		d := (&engine.Decision{Step: 1, Last: engine.NoGoroutine, Goroutines: 3}).WithEnabled(0, 1, 2)
 		c := &engine.Choice{N: 3, Step: 1, G: 0}
 		if a, b := r.Pick(d), s.Pick(d); a != b {
 			t.Fatalf("execution %d: pick %v, random %v", i, b, a)
@@ -406,10 +406,10 @@ type strideSpy struct {
 
 func (s *strideSpy) Pick(d *engine.Decision) engine.GID {
 	h, left := s.Current()
-	enabled := slices.Contains(d.Enabled, h)
+	enabled := slices.Contains(d.Enabled(), h)
 	g := s.Stride.Pick(d)
 	h2, left2 := s.Current()
-	counted := len(d.Enabled) > 1
+	counted := d.NumEnabled() > 1
 	switch {
 	case left > 0 && enabled:
 		want := left
@@ -426,7 +426,7 @@ func (s *strideSpy) Pick(d *engine.Decision) engine.GID {
 		}
 		fallthrough
 	default:
-		if h2 != g || !slices.Contains(d.Enabled, g) {
+		if h2 != g || !slices.Contains(d.Enabled(), g) {
 			s.t.Errorf("step %d: picked %v, stride of %v", d.Step, g, h2)
 		}
 		if counted {

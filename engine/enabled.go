@@ -69,13 +69,23 @@ func (e *Exec) setEnabled(g *goroutine, on bool) {
 		e.enabledOK = false
 		return
 	}
-	i, _ := slices.BinarySearch(e.enabled, g.id)
+	// Written out, not slices.Insert and Delete: setEnabled runs deep in a scheduling point
+	// (a timer firing inside decide), on the stack of a goroutine the program started, and
+	// one more frame there can cost a copy of that stack.
+	en := e.enabled
+	i := 0
+	for i < len(en) && en[i] < g.id {
+		i++
+	}
 	if on {
-		e.enabled = slices.Insert(e.enabled, i, g.id)
+		en = append(en, 0)
+		copy(en[i+1:], en[i:])
+		en[i] = g.id
+		e.enabled = en
 		return
 	}
-	if i < len(e.enabled) && e.enabled[i] == g.id {
-		e.enabled = slices.Delete(e.enabled, i, i+1)
+	if i < len(en) && en[i] == g.id {
+		e.enabled = append(en[:i], en[i+1:]...)
 	}
 }
 

@@ -419,7 +419,7 @@ func (e *Exec) decide() *goroutine {
 	id := e.strategy.Pick(d)
 	// The common pick, the goroutine that just ran and can go on, needs no check.
 	if (id != d.Last || !d.LastEnabled || d.starving) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.list[0])) {
-		e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, d.Enabled()))
+		e.pickedNotEnabled(id)
 		return nil
 	}
 	next := e.gs[id]
@@ -441,6 +441,16 @@ func (e *Exec) decide() *goroutine {
 	e.last = id
 	e.lastOp = next.pending.Kind
 	return next
+}
+
+// pickedNotEnabled ends the execution whose strategy picked id, which is not enabled. Apart
+// from decide, which every step runs, so that its frame stays small: decide runs on the
+// stack of the goroutine at the scheduling point, and a frame that pushes a new goroutine's
+// stack over its initial size costs a copy of that stack.
+//
+//go:noinline
+func (e *Exec) pickedNotEnabled(id GID) {
+	e.abortStrategy(fmt.Sprintf("step %d: strategy %s picked %v, which is not enabled (enabled: %v)", e.steps, e.strategy.Name(), id, e.decision.Enabled()))
 }
 
 // choose asks the strategy to pick one of n alternatives for g's pending operation, and

@@ -122,15 +122,29 @@ func (e *Exec) lockHolder(g *goroutine) *goroutine {
 	if g.done || g.enabled() || g.pending.Kind != OpLock {
 		return nil
 	}
-	v, ok := e.shadow[shadowKey{g.pending.Obj, shadowMutex}]
-	if !ok {
-		return nil
-	}
-	m := v.(*mutexState)
-	if !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
+	m, ok := g.blockedOn.(*mutexState)
+	if !ok || !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
 		return nil
 	}
 	return e.gs[m.owner]
+}
+
+// reachesLockCycle reports whether the chain of waits from start reaches a lock cycle, as
+// lockCycleFrom(start) != nil does, without building the path: it runs at every Lock that
+// blocks. Floyd's two walkers, one twice as fast, meet if and only if the chain loops.
+func (e *Exec) reachesLockCycle(start *goroutine) bool {
+	slow, fast := start, start
+	for {
+		if fast = e.lockHolder(fast); fast == nil {
+			return false
+		}
+		if fast = e.lockHolder(fast); fast == nil {
+			return false
+		}
+		if slow = e.lockHolder(slow); slow == fast {
+			return true
+		}
+	}
 }
 
 // deadlockCycle reports a lock cycle as a deadlock, and says whether there was one.

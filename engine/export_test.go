@@ -20,3 +20,18 @@ func SetGroupFlips(on bool) bool {
 	groupFlips = on
 	return was
 }
+
+// LockCycleWalksAgree reports, for every goroutine of d's execution, whether the walk that
+// runs at each blocking Lock (reachesLockCycle) and the one that builds the cycle
+// (lockCycleFrom) agree: it returns the first goroutine where they differ (NoGoroutine when
+// none does), and whether the walk from some goroutine reached a cycle.
+func (d *Decision) LockCycleWalksAgree() (differ GID, cycle bool) {
+	for _, g := range d.e.gs {
+		found := d.e.lockCycleFrom(g) != nil
+		if d.e.reachesLockCycle(g) != found {
+			return g.id, found
+		}
+		cycle = cycle || found
+	}
+	return NoGoroutine, cycle
+}

@@ -265,6 +265,7 @@ func (e *Exec) raceGo(parent, child *goroutine) {
 		return
 	}
 	child.vc.release()
+	child.vc.adopt(child.id)
 	if parent != nil {
 		child.vc.join(parent.vc)
 		parent.vc.set(parent.id, parent.vc.get(parent.id)+1)

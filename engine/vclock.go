@@ -41,9 +41,22 @@ var clockStamps atomic.Uint64
 // all 0).
 type vclock struct {
 	c []*clockChunk
+	// owner is the goroutine whose clock this is, plus one (0: an object's clock), and
+	// ownTime its own time, kept out of the chunks: the increment after each release (race.go)
+	// then writes no chunk — the chunk holding it is usually shared with the object released
+	// to, and would be copied. The chunks' entry for the owner is ignored: no other clock's
+	// view of a goroutine's time is later than its own.
+	owner   GID
+	ownTime uint32
 }
 
+// adopt makes v goroutine g's clock, its own time 0.
+func (v *vclock) adopt(g GID) { v.owner, v.ownTime = g+1, 0 }
+
 func (v vclock) get(g GID) uint32 {
+	if g+1 == v.owner {
+		return v.ownTime
+	}
 	if i := int(g) >> clockChunkBits; i < len(v.c) {
 		if c := v.c[i]; c != nil {
 			return c.t[g&clockChunkMask]
@@ -53,6 +66,10 @@ func (v vclock) get(g GID) uint32 {
 }
 
 func (v *vclock) set(g GID, t uint32) {
+	if g+1 == v.owner {
+		v.ownTime = t
+		return
+	}
 	c := v.own(int(g) >> clockChunkBits)
 	j := int32(g & clockChunkMask)
 	c.t[j] = t
@@ -132,6 +149,11 @@ func (v *vclock) join(o vclock) {
 		c.n = max(c.n, oc.n)
 		c.stamp, c.covers = clockStamps.Add(1), oc.stamp
 	}
+	if o.owner != 0 && o.owner != v.owner {
+		if g := o.owner - 1; o.ownTime > v.get(g) {
+			v.set(g, o.ownTime)
+		}
+	}
 }
 
 // exceeds reports whether some time of c is later than o's.
@@ -153,6 +175,7 @@ func (v *vclock) release() {
 		}
 	}
 	v.c = v.c[:0]
+	v.owner, v.ownTime = 0, 0
 }
 
 // flat returns v as one time per goroutine, up to the last goroutine with a time.
@@ -167,6 +190,13 @@ func (v vclock) flat() []uint32 {
 			out = append(out, make([]uint32, base-len(out))...)
 		}
 		out = append(out[:base], c.t[:c.n]...)
+	}
+	if v.owner != 0 {
+		g := int(v.owner - 1)
+		if len(out) <= g {
+			out = append(out, make([]uint32, g+1-len(out))...)
+		}
+		out[g] = v.ownTime
 	}
 	return out
 }

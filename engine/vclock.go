@@ -10,12 +10,10 @@ import "sync/atomic"
 // that starts thousands of goroutines which take the same mutex then costs a pass over the
 // chunks per join, not over the goroutines — the clock the mutex passes from holder to holder
 // holds the chunks of all earlier holders, and each new holder shares them instead of copying
-// them — and the memory of a clock is what it does not share. Who may change a chunk in place is
-// kept by the holders, not by the chunk, so that sharing and dropping a chunk do not write to it
-// (a refcount in each chunk made every join into a new holder, and every release, write to each
-// chunk of a ten-thousand-goroutine clock): a clock changes chunk i only while bit i of its mine
-// is set; giving a chunk to another clock clears the giver's bit, and from then on both copy it
-// before changing it. A chunk found to be at least another, or raised to include it, remembers that one's stamp (covers), so that
+// them — and the memory of a clock is what it does not share. A chunk's refs is an upper bound
+// on the clocks that hold it (a clock dropped without release leaves it high, which only costs
+// a copy): one that holds a chunk with refs > 1 copies it before changing it. A chunk found to
+// be at least another, or raised to include it, remembers that one's stamp (covers), so that
 // the next join of the two, while the other is unchanged, skips comparing them: a WaitGroup's
 // clock, which holds each goroutine's Done, is otherwise compared in full with the chunks every
 // later goroutine brings (those of the mutex's clock, each older than the WaitGroup's).
@@ -28,7 +26,8 @@ const (
 
 type clockChunk struct {
 	t    [clockChunkLen]uint32
-	n int32 // t[n:] are all 0
+	n    int32 // t[n:] are all 0
+	refs int32
 	// stamp names the chunk's content: a new one, unique in the process, whenever the chunk is
 	// made or changed. covers is the stamp of a chunk this one was raised to include: while that
 	// chunk has that stamp, this one is at least it, and a join skips comparing them.
@@ -42,9 +41,6 @@ var clockStamps atomic.Uint64
 // all 0).
 type vclock struct {
 	c []*clockChunk
-	// mine has bit i set when c[i] is this clock's alone (see above). A vclock is used through
-	// one variable or pointer: a copy would share what it owns.
-	mine []uint64
 	// owner is the goroutine whose clock this is, plus one (0: an object's clock), and
 	// ownTime its own time, kept out of the chunks: the increment after each release (race.go)
 	// then writes no chunk — the chunk holding it is usually shared with the object released
@@ -53,11 +49,6 @@ type vclock struct {
 	owner   GID
 	ownTime uint32
 }
-
-func (v *vclock) owns(i int) bool { return v.mine[i>>6]&(1<<(i&63)) != 0 }
-
-// disown clears v's claim on chunk i: another clock holds it too.
-func (v *vclock) disown(i int) { v.mine[i>>6] &^= 1 << (i & 63) }
 
 // adopt makes v goroutine g's clock, its own time 0.
 func (v *vclock) adopt(g GID) { v.owner, v.ownTime = g+1, 0 }
@@ -94,18 +85,18 @@ func (v *vclock) own(i int) *clockChunk {
 		v.grow(i + 1)
 	}
 	c := v.c[i]
-	if v.owns(i) {
-		return c
-	}
-	if c == nil {
-		c = &clockChunk{stamp: clockStamps.Add(1)}
-	} else {
-		cp := &clockChunk{n: c.n, stamp: c.stamp, covers: c.covers}
+	switch {
+	case c == nil:
+		c = &clockChunk{refs: 1, stamp: clockStamps.Add(1)}
+	case c.refs > 1:
+		c.refs--
+		cp := &clockChunk{n: c.n, refs: 1, stamp: c.stamp, covers: c.covers}
 		copy(cp.t[:c.n], c.t[:c.n])
 		c = cp
+	default:
+		return c
 	}
 	v.c[i] = c
-	v.mine[i>>6] |= 1 << (i & 63)
 	return c
 }
 
@@ -113,12 +104,9 @@ func (v *vclock) own(i int) *clockChunk {
 func (v *vclock) grow(n int) {
 	if n <= cap(v.c) {
 		v.c = v.c[:n]
-	} else {
-		v.c = append(v.c, make([]*clockChunk, n-len(v.c))...)
+		return
 	}
-	for len(v.mine)*64 < n {
-		v.mine = append(v.mine, 0)
-	}
+	v.c = append(v.c, make([]*clockChunk, n-len(v.c))...)
 }
 
 // join makes v the element-wise maximum of v and o.
@@ -132,8 +120,8 @@ func (v *vclock) join(o vclock) {
 			continue
 		}
 		if c == nil {
+			oc.refs++
 			v.c[i] = oc
-			o.disown(i)
 			continue
 		}
 		if c.covers == oc.stamp {
@@ -145,10 +133,11 @@ func (v *vclock) join(o vclock) {
 			c.covers = oc.stamp
 			continue
 		}
-		if !v.owns(i) && !c.exceeds(oc) {
-			// oc is at least c, which v would have to copy to raise: hold oc instead.
+		if c.refs > 1 && !c.exceeds(oc) {
+			// oc is at least c: hold oc instead of copying c to raise it to oc.
+			c.refs--
+			oc.refs++
 			v.c[i] = oc
-			o.disown(i)
 			continue
 		}
 		c = v.own(i)
@@ -177,13 +166,15 @@ func (c *clockChunk) exceeds(o *clockChunk) bool {
 	return false
 }
 
-// release empties v (all 0), keeping its slices for reuse. What it shared stays with the other
-// holders, which still copy it before changing it.
+// release drops v's chunks, leaving it empty (all 0) with its slice kept for reuse.
 func (v *vclock) release() {
-	clear(v.c)
+	for i, c := range v.c {
+		if c != nil {
+			c.refs--
+			v.c[i] = nil
+		}
+	}
 	v.c = v.c[:0]
-	clear(v.mine)
-	v.mine = v.mine[:0]
 	v.owner, v.ownTime = 0, 0
 }
 

@@ -1,12 +1,15 @@
 // Package perf holds the tests the performance benchmark (cmd/interleave/internal/perfbench)
 // runs natively with go test and under interleave test, to set one against the other: many
-// goroutines that contend for one mutex, and goroutines that allocate and drop memory. None
-// has a bug; every test checks its own result.
+// goroutines that contend for one mutex, a worker pool that runs 1,025 goroutines at most 10 at
+// a time, and goroutines that allocate and drop memory. None has a bug; every test checks its
+// own result.
 package perf
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // contend starts n goroutines that each lock one mutex, add to a counter and unlock, and
@@ -83,3 +86,32 @@ func allocate(t *testing.T, total int) {
 
 func TestAllocate10MB(t *testing.T) { allocate(t, 10<<20) }
 func TestAllocate1GB(t *testing.T)  { allocate(t, 1<<30) }
+
+// TestLimitedGroup1025 starts 1,025 goroutines, at most 10 at a time, as a worker pool with a
+// limit does (errgroup's SetLimit, whose TestGoLimit has this shape): a slot is taken from a
+// buffered channel before each go statement and given back when the goroutine ends; each
+// goroutine counts itself active, sleeps a microsecond so that others can start, and checks
+// that no more than the limit were active at once.
+func TestLimitedGroup1025(t *testing.T) {
+	const limit, n = 10, 1025
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	var active, over atomic.Int32
+	for range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if active.Add(1) > limit {
+				over.Add(1)
+			}
+			time.Sleep(time.Microsecond)
+			active.Add(-1)
+		}()
+	}
+	wg.Wait()
+	if got := over.Load(); got != 0 {
+		t.Fatalf("%d goroutines saw more than %d active", got, limit)
+	}
+}

@@ -5,7 +5,8 @@
 //   - start-up: interleave test against go test -count=1 on one small test, warm (caches
 //     full, nothing changed); with -cold, also on fresh build caches for both;
 //   - per schedule: the tests of testdata/perf (10, 1,000 and 10,000 goroutines contending for
-//     a mutex; 10 MB and 1 GB allocated by 4 goroutines), interleave test's exploration time
+//     a mutex; 1,025 goroutines at most 10 at a time, as errgroup's TestGoLimit; 10 MB and 1 GB
+//     allocated by 4 goroutines), interleave test's exploration time
 //     per schedule (its JSON result's Elapsed / Schedules, random walk, default points and
 //     race detection) against the native test binary's time per run (-test.count), and the
 //     exploring process's peak resident memory (the result's PeakMemory) against the native
@@ -54,6 +55,7 @@ var cases = []perfCase{
 	{"TestGoroutines10", "10 goroutines", 2000, 2000},
 	{"TestGoroutines1000", "1,000 goroutines", 50, 200},
 	{"TestGoroutines10000", "10,000 goroutines", 5, 20},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200},
 	{"TestAllocate10MB", "10 MB allocated", 100, 100},
 	{"TestAllocate1GB", "1 GB allocated", 3, 3},
 }

@@ -4,7 +4,12 @@
 
 package engine
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+)
 
 // spawn creates goroutine G(n) running f, started by parent at pos. With eager start (the
 // default) the new goroutine runs at once to its first scheduling point, as part of the
@@ -67,6 +72,9 @@ func (e *Exec) run(g *goroutine) {
 		panicked  bool    // g.fn panicked, with value pv and stack
 		pv        any     // nil for panic(nil) under GODEBUG=panicnil=1 (go lines before 1.21)
 		stack     []Frame // where it panicked
+		// strategy is the strategy's frames when the panic began in its choice of a step:
+		// the tool's failure, not the program's (strategyPanic).
+		strategy []Frame
 	)
 	defer func() {
 		if e.abandoned.Load() {
@@ -88,7 +96,11 @@ func (e *Exec) run(g *goroutine) {
 		}
 		e.setEnabled(g, false)
 		if panicked && completed {
-			e.panicked(g, pv, stack)
+			if strategy != nil {
+				e.strategyPanicked(pv, strategy)
+			} else {
+				e.panicked(g, pv, stack)
+			}
 			e.end()
 			return
 		}
@@ -111,6 +123,7 @@ func (e *Exec) run(g *goroutine) {
 				// The engine's and the runtime's frames (gopanic) are hidden, so the stack
 				// starts at the frame that panicked or faulted.
 				stack = callers(2)
+				strategy = strategyPanic()
 			}
 		}()
 		g.fn()
@@ -138,6 +151,50 @@ func (e *Exec) panicked(g *goroutine, r any, stack []Frame) {
 	}
 	g.stack = stack
 	e.recordBug(bug, g)
+}
+
+// strategyPanic, called in a deferred function while a panic is being recovered, returns the
+// frames from where the panic began to the strategy's Pick or Choose when it began there, in the
+// scheduler's choice of a step (Exec.decide, Exec.choose), and nil when it began anywhere else.
+// The scheduler runs the strategy on the stack of the goroutine at the scheduling point, so a
+// strategy's panic unwinds the program's goroutine; it is the tool's failure, and is reported
+// as one, not as a panic of the program at its scheduling point.
+func strategyPanic() []Frame {
+	pcs := make([]uintptr, 128)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	var began []Frame
+	inPanic := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			// The panic recovered, or, when it began in a deferred call run by an earlier
+			// panic, that earlier one: the frames below it are where that one began.
+			inPanic, began = true, began[:0]
+		case !inPanic || strings.HasPrefix(f.Function, "runtime."):
+		case f.Function == enginePkg+"(*Exec).decide" || f.Function == enginePkg+"(*Exec).choose":
+			if n := len(began); n > 0 && (strings.HasSuffix(began[n-1].Func, ".Pick") || strings.HasSuffix(began[n-1].Func, ".Choose")) {
+				return began
+			}
+			return nil
+		default:
+			began = append(began, Frame{Func: f.Function, File: f.File, Line: f.Line})
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// strategyPanicked ends the execution whose strategy panicked with value r at the frames given
+// (strategyPanic) with an error naming the strategy, the step and where.
+func (e *Exec) strategyPanicked(r any, frames []Frame) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %d: strategy %s panicked: %v", e.steps, e.strategy.Name(), r)
+	for _, f := range frames {
+		fmt.Fprintf(&b, "\n\t%s\n\t\t%s:%d", f.Func, f.File, f.Line)
+	}
+	e.result.Err = errors.New(b.String())
 }
 
 // exit hands control from the goroutine g, which has returned, to the next goroutine.

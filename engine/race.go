@@ -89,7 +89,7 @@ type raceFound struct {
 }
 
 func newRaceDetector() *raceDetector {
-	return &raceDetector{shadow: raceShadow{index: make(map[uintptr]int32), weak: shadowStartWeak.Load()}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
+	return &raceDetector{shadow: raceShadow{weak: shadowStartWeak.Load()}, atomics: make(map[uintptr]*vclock), pairs: make(map[racePair]int)}
 }
 
 func (d *raceDetector) reset() {
@@ -122,7 +122,7 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 		return // a nil map or pointer: the access panics or reads nothing shared
 	}
 	var w *word
-	if i, ok := d.shadow.index[uintptr(addr)]; ok && !d.shadow.weak {
+	if i, ok := d.shadow.index.get(uintptr(addr)); ok && !d.shadow.weak {
 		w = &d.shadow.words[i] // the common case, inline
 	} else {
 		w = d.shadow.word(addr, i, ok)

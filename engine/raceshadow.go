@@ -44,9 +44,6 @@ const (
 	minPrune = 1 << 16
 	// maxWeakPerPage bounds the weak pointers made for the addresses of one page of memory.
 	maxWeakPerPage = 8
-	// indexEntryCost estimates the memory of an entry of the shadow's index, with the tables
-	// the map left behind as it grew.
-	indexEntryCost = 64
 )
 
 // shadowStartWeak makes new detectors start in weak mode, and shadowWeakMade counts the weak
@@ -59,7 +56,7 @@ var (
 // raceShadow maps addresses to their words of history (race.go). It is the detector's shadow
 // of memory, not to be confused with the shadows of synchronization objects (Exec.shadow).
 type raceShadow struct {
-	index map[uintptr]int32 // address -> index in words
+	index addrIndex // address -> index in words
 	words []word
 	// pins keeps the memory of every address seen alive until the execution ends (pinning
 	// mode); pins[i] is the address of words[i].
@@ -91,7 +88,7 @@ type shadowObject struct {
 }
 
 func (s *raceShadow) reset() {
-	clear(s.index)
+	s.index.reset()
 	for i := range s.words {
 		s.words[i].reads = s.words[i].reads[:0]
 	}
@@ -151,7 +148,7 @@ func (s *raceShadow) add(addr unsafe.Pointer) *word {
 	}
 	w := &s.words[i]
 	*w = word{reads: w.reads[:0]}
-	s.index[uintptr(addr)] = i
+	s.index.put(uintptr(addr), i)
 	if s.weak {
 		s.objects[i] = s.object(addr)
 	} else {
@@ -180,11 +177,11 @@ func (s *raceShadow) checkHeap() {
 }
 
 // ownBytes estimates the memory the shadow itself holds, which the heap's growth counts but
-// pinning does not cost: its arrays twice over (the ones they outgrew are garbage until the
-// next collection) and its index.
+// pinning does not cost: its arrays and its index twice over (the ones they outgrew are
+// garbage until the next collection).
 func (s *raceShadow) ownBytes() uint64 {
 	arrays := uint64(cap(s.words))*uint64(unsafe.Sizeof(word{})) + uint64(cap(s.pins))*uint64(unsafe.Sizeof(unsafe.Pointer(nil)))
-	return 2*arrays + uint64(len(s.index))*indexEntryCost
+	return 2 * (arrays + s.index.bytes())
 }
 
 // goWeak switches to weak mode: the words get weak pointers to their objects instead of pins
@@ -205,7 +202,7 @@ func (s *raceShadow) goWeak() {
 func (s *raceShadow) prune() {
 	for i := range s.objects {
 		if o := &s.objects[i]; o.tracked && o.obj.Value() == nil {
-			delete(s.index, o.addr)
+			s.index.delete(o.addr)
 			s.dropWeak(o)
 			*o = shadowObject{}
 			s.words[i] = word{reads: s.words[i].reads[:0]}

@@ -16,6 +16,7 @@ const module = "github.com/interleave-dev/interleave"
 // package may import only packages of lower layers. A new package gets a layer here.
 var layer = map[string]int{
 	"engine/schedule":                     0,
+	"engine/internal/splitmix":            0,
 	"engine":                              10,
 	"engine/findings":                     10,
 	"engine/random":                       10,

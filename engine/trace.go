@@ -3,6 +3,8 @@ package engine
 import (
 	"math/bits"
 	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine/internal/splitmix"
 )
 
 // traceStep is one recorded decision, in the engine's compact form: 16 bytes without
@@ -180,7 +182,7 @@ func (f *fingerprinter) sum(trace []traceStep, goroutines int) uint64 {
 	}
 	for i := range f.slots {
 		if o := &f.slots[i]; o.epoch == f.epoch {
-			total += mix(o.h ^ bits.RotateLeft64(o.reads, 17))
+			total += splitmix.Mix(o.h ^ bits.RotateLeft64(o.reads, 17))
 		}
 	}
 	return total
@@ -215,14 +217,4 @@ func (f *fingerprinter) grow() {
 			n.h, n.reads = o.h, o.reads
 		}
 	}
-}
-
-// mix is a 64-bit finalizer (splitmix64).
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/interleave-dev/interleave/engine/internal/splitmix"
 )
 
 // fingerprintReference is the definition fingerprinter.sum implements (see fingerprinter),
@@ -36,7 +38,7 @@ func fingerprintReference(trace []traceStep) uint64 {
 	}
 	var total uint64
 	for _, o := range objects {
-		total += mix(o.h ^ bits.RotateLeft64(o.reads, 17))
+		total += splitmix.Mix(o.h ^ bits.RotateLeft64(o.reads, 17))
 	}
 	return total
 }

@@ -1,5 +1,7 @@
 package strategy
 
+import "github.com/interleave-dev/interleave/engine/internal/splitmix"
+
 // Data nondeterminism (engine.DataSeeder): each randomized strategy gives an execution the seed
 // of its math/rand values, derived from the execution's own seed, so that two executions draw
 // different values and a schedule file's seeds replay both the interleaving and the data.
@@ -9,11 +11,8 @@ package strategy
 // dataSeed derives an execution's data seed from its scheduling seed (splitmix64 of a
 // distinct stream): never 0, which stands for the fixed seed.
 func dataSeed(seed uint64) uint64 {
-	x := seed ^ 0x6461746173656564 // "dataseed"
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	x ^= x >> 31
+	const stream = 0x6461746173656564 // "dataseed"
+	x := splitmix.Mix((seed ^ stream) + 0x9e3779b97f4a7c15)
 	if x == 0 {
 		x = 1
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/internal/splitmix"
 )
 
 // A Part is one part of a partitioned exploration: the shards of `interleave test -shard`
@@ -239,7 +240,7 @@ func (o *ownership) child(st ownState, idx, n int) ownState {
 	if o == nil || n <= 1 || st.other {
 		return st
 	}
-	st.hash = mix64(st.hash ^ (uint64(idx)<<32 | uint64(n)))
+	st.hash = splitmix.Mix(st.hash ^ (uint64(idx)<<32 | uint64(n)))
 	prod := satMul(st.prod+1, uint64(n))
 	st.prod = prod - 1
 	for int(st.level) < len(o.thresholds) && prod >= o.thresholds[st.level] {
@@ -271,17 +272,7 @@ func (o *ownership) mine(st ownState) bool {
 
 func (o *ownership) decides(hash uint64, level int) bool {
 	l := o.part.Levels[level]
-	return mix64(hash+uint64(level+1)*0x9e3779b97f4a7c15)%uint64(l.Count) == uint64(l.Index)
-}
-
-// mix64 is SplitMix64's finalizer: every bit of the input affects every bit of the output.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return splitmix.Mix(hash+uint64(level+1)*0x9e3779b97f4a7c15)%uint64(l.Count) == uint64(l.Index)
 }
 
 func satMul(a, b uint64) uint64 {

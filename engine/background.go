@@ -100,21 +100,43 @@ func (e *Exec) lockCycle() []*goroutine {
 	return nil
 }
 
-// lockCycleFrom returns the lock cycle that the chain of waits from start reaches, or nil. A
-// cycle closes when a goroutine blocks in Lock (a goroutine acquires a mutex only while it
-// runs, so no other event adds a wait), so checking from the goroutine that just blocked finds
-// every new cycle, in steps proportional to the chain, not to the number of goroutines.
+// lockCycleFrom returns the lock cycle that the chain of waits from start reaches, first the
+// goroutine where the chain enters it, or nil. A cycle closes when a goroutine blocks in Lock
+// (a goroutine acquires a mutex only while it runs, so no other event adds a wait), so checking
+// from the goroutine that just blocked finds every new cycle, in steps proportional to the
+// chain, not to the number of goroutines.
 func (e *Exec) lockCycleFrom(start *goroutine) []*goroutine {
-	var path []*goroutine
-	for g := start; g != nil && len(path) <= len(e.gs); g = e.lockHolder(g) {
-		for i, p := range path {
-			if p == g {
-				return path[i:]
-			}
-		}
-		path = append(path, g)
+	entry := e.lockCycleEntry(start)
+	if entry == nil {
+		return nil
 	}
-	return nil
+	cycle := []*goroutine{entry}
+	for g := e.lockHolder(entry); g != entry; g = e.lockHolder(g) {
+		cycle = append(cycle, g)
+	}
+	return cycle
+}
+
+// lockCycleEntry returns the goroutine where the chain of waits from start enters a lock
+// cycle, or nil when it ends, building nothing: it runs at every Lock that blocks. Floyd's
+// two walkers, one twice as fast, meet if and only if the chain loops; then one walker from
+// start and one from where they met, at one step each, meet where the loop begins.
+func (e *Exec) lockCycleEntry(start *goroutine) *goroutine {
+	slow, fast := start, start
+	for {
+		if fast = e.lockHolder(fast); fast == nil {
+			return nil
+		}
+		if fast = e.lockHolder(fast); fast == nil {
+			return nil
+		}
+		if slow = e.lockHolder(slow); slow == fast {
+			break
+		}
+	}
+	for slow = start; slow != fast; slow, fast = e.lockHolder(slow), e.lockHolder(fast) {
+	}
+	return slow
 }
 
 // lockHolder returns the goroutine holding the mutex g waits to lock, or nil.
@@ -127,24 +149,6 @@ func (e *Exec) lockHolder(g *goroutine) *goroutine {
 		return nil
 	}
 	return e.gs[m.owner]
-}
-
-// reachesLockCycle reports whether the chain of waits from start reaches a lock cycle, as
-// lockCycleFrom(start) != nil does, without building the path: it runs at every Lock that
-// blocks. Floyd's two walkers, one twice as fast, meet if and only if the chain loops.
-func (e *Exec) reachesLockCycle(start *goroutine) bool {
-	slow, fast := start, start
-	for {
-		if fast = e.lockHolder(fast); fast == nil {
-			return false
-		}
-		if fast = e.lockHolder(fast); fast == nil {
-			return false
-		}
-		if slow = e.lockHolder(slow); slow == fast {
-			return true
-		}
-	}
 }
 
 // deadlockCycle reports a lock cycle as a deadlock, and says whether there was one.

@@ -263,7 +263,7 @@ type cycleChecker struct {
 func (c *cycleChecker) Pick(d *engine.Decision) engine.GID {
 	g, cycle := d.LockCycleWalksAgree()
 	if g != engine.NoGoroutine {
-		c.t.Fatalf("step %d: the walks from %v disagree on whether a lock cycle is reached", d.Step, g)
+		c.t.Fatalf("step %d: the walks from %v disagree on the lock cycle reached", d.Step, g)
 	}
 	if cycle {
 		c.cycles++
@@ -271,9 +271,9 @@ func (c *cycleChecker) Pick(d *engine.Decision) engine.GID {
 	return c.Strategy.Pick(d)
 }
 
-// TestLockCycleWalksAgree: the walk run at each blocking Lock, which keeps no path, reaches a
-// lock cycle exactly when the walk that builds the cycle does, from every goroutine at every
-// step, among philosophers (a ring of five mutexes, each taken with the next: cycles of up to
+// TestLockCycleWalksAgree: the engine's walk of the waits for locks (Floyd's, which keeps no
+// path) finds the same lock cycle, in the same order, as a walk that keeps its path, from
+// every goroutine at every step, among philosophers (a ring of five mutexes, each taken with the next: cycles of up to
 // five) and goroutines queued behind them on the ring's mutexes (chains into a cycle that do
 // not belong to it).
 func TestLockCycleWalksAgree(t *testing.T) {

@@ -284,7 +284,7 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 	}
 	if !b.ready(g) {
 		e.setEnabled(g, false)
-		if op.Kind == OpLock && e.cycleSince < 0 && e.reachesLockCycle(g) {
+		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycleEntry(g) != nil {
 			e.cycleSince = e.steps // background.go
 		}
 	}

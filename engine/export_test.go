@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // OrphanCount reports how many goroutines of abandoned executions are still registered.
 func OrphanCount() int32 { return orphanCount.Load() }
 
@@ -21,17 +23,32 @@ func SetGroupFlips(on bool) bool {
 	return was
 }
 
-// LockCycleWalksAgree reports, for every goroutine of d's execution, whether the walk that
-// runs at each blocking Lock (reachesLockCycle) and the one that builds the cycle
-// (lockCycleFrom) agree: it returns the first goroutine where they differ (NoGoroutine when
-// none does), and whether the walk from some goroutine reached a cycle.
+// LockCycleWalksAgree reports, for every goroutine of d's execution, whether the lock cycle
+// the engine finds from it (lockCycleFrom, by Floyd's walkers) is the one a plain walk that
+// keeps its path finds — the same goroutines in the same order, or none: it returns the first
+// goroutine where they differ (NoGoroutine when none does), and whether the walk from some
+// goroutine reached a cycle.
 func (d *Decision) LockCycleWalksAgree() (differ GID, cycle bool) {
 	for _, g := range d.e.gs {
-		found := d.e.lockCycleFrom(g) != nil
-		if d.e.reachesLockCycle(g) != found {
-			return g.id, found
+		want := d.e.lockCycleByPath(g)
+		if got := d.e.lockCycleFrom(g); !slices.Equal(got, want) || (d.e.lockCycleEntry(g) == nil) != (want == nil) {
+			return g.id, want != nil
 		}
-		cycle = cycle || found
+		cycle = cycle || want != nil
 	}
 	return NoGoroutine, cycle
+}
+
+// lockCycleByPath is the reference of lockCycleFrom: it follows the waits from start,
+// keeping the path, until a goroutine repeats (the cycle is the path from there) or the chain
+// ends.
+func (e *Exec) lockCycleByPath(start *goroutine) []*goroutine {
+	var path []*goroutine
+	for g := start; g != nil && len(path) <= len(e.gs); g = e.lockHolder(g) {
+		if i := slices.Index(path, g); i >= 0 {
+			return path[i:]
+		}
+		path = append(path, g)
+	}
+	return nil
 }

@@ -401,12 +401,9 @@ func (e *Exec) decide() *goroutine {
 	}
 	d := &e.decision
 	d.Step = e.steps
-	d.starving, d.list = false, nil
-	if e.fairSteps > 0 && e.steps&starveCheck == 0 && e.nEnabled > 1 {
-		d.starving = e.unstarve()
-		if d.starving {
-			d.list = e.starved[:]
-		}
+	d.list = nil
+	if e.fairSteps > 0 && e.steps&starveCheck == 0 && e.nEnabled > 1 && e.unstarve() {
+		d.list = e.starved[:]
 	}
 	d.Last = e.last
 	// A goroutine that is done is never enabled (exit disables it).
@@ -418,7 +415,7 @@ func (e *Exec) decide() *goroutine {
 	d.Goroutines = len(e.gs)
 	id := e.strategy.Pick(d)
 	// The common pick, the goroutine that just ran and can go on, needs no check.
-	if (id != d.Last || !d.LastEnabled || d.starving) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.starving && id != d.list[0])) {
+	if (id != d.Last || !d.LastEnabled || d.list != nil) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.list != nil && id != d.list[0])) {
 		e.pickedNotEnabled(id)
 		return nil
 	}

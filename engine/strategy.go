@@ -120,11 +120,9 @@ type Decision struct {
 	// Goroutines is the number of goroutines created so far in this execution.
 	Goroutines int
 
-	// starving is set when the goroutine the fairness rule makes run is the only one offered
-	// (fair.go): the others are enabled but not offered.
-	starving bool
-	// list, when not nil, is what Enabled returns: the starving goroutine, or the goroutines
-	// given to a decision made outside an execution (WithEnabled).
+	// list, when not nil, is what Enabled returns: in an execution, the goroutine the
+	// fairness rule makes run, the only one offered (fair.go: the others are enabled but
+	// starving it); outside one, the goroutines given to WithEnabled.
 	list []GID
 
 	e *Exec
@@ -180,7 +178,7 @@ func (d *Decision) IsEnabled(g GID) bool {
 	if g < 0 || int(g) >= len(d.e.gs) {
 		return false
 	}
-	if d.starving {
+	if d.list != nil {
 		return g == d.list[0]
 	}
 	return d.e.en.has(g) && !d.e.gs[g].done

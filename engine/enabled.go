@@ -276,3 +276,23 @@ func (s *enabledSet) nth(i int) GID {
 	}
 	panic("engine: enabledSet.nth out of range")
 }
+
+// next returns the set's first goroutine whose id is at least g, or NoGoroutine.
+func (s *enabledSet) next(g GID) GID {
+	if g < 0 {
+		g = 0
+	}
+	k := int(g >> 6)
+	if k >= len(s.words) {
+		return NoGoroutine
+	}
+	w := s.words[k] &^ (1<<(g&63) - 1)
+	for w == 0 {
+		k++
+		if k == len(s.words) {
+			return NoGoroutine
+		}
+		w = s.words[k]
+	}
+	return GID(k<<6 + bits.TrailingZeros64(w))
+}

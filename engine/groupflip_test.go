@@ -109,17 +109,22 @@ func (c *enabledChecker) Pick(d *engine.Decision) engine.GID {
 				member = append(member, g)
 			}
 		}
-		if !slices.Equal(oneByOne, list) || !slices.Equal(member, list) || !slices.IsSorted(list) {
-			c.t.Errorf("step %d: EnabledAt gives %v, Enabled %v, IsEnabled %v", d.Step, oneByOne, list, member)
+		var walked []engine.GID
+		for g := d.NextEnabled(0); g != engine.NoGoroutine; g = d.NextEnabled(g + 1) {
+			walked = append(walked, g)
+		}
+		if !slices.Equal(oneByOne, list) || !slices.Equal(member, list) || !slices.Equal(walked, list) || !slices.IsSorted(list) {
+			c.t.Errorf("step %d: EnabledAt gives %v, Enabled %v, IsEnabled %v, NextEnabled %v", d.Step, oneByOne, list, member, walked)
 			c.failed = true
 		}
 	}
 	return c.Strategy.Pick(d)
 }
 
-// TestEnabledOneByOneIsTheList: the count and the i-th enabled goroutine, which the engine
-// keeps without the list when waiters are flipped a word at a time or the list is long, are
-// exactly the list, through mutexes with many waiters, a synctest bubble and the fairness rule.
+// TestEnabledOneByOneIsTheList: the count, the i-th enabled goroutine and the walk by
+// NextEnabled, which the engine answers without the list when waiters are flipped a word at
+// a time or the list is long, are exactly the list, through mutexes with many waiters, a
+// synctest bubble and the fairness rule.
 func TestEnabledOneByOneIsTheList(t *testing.T) {
 	for _, tc := range []struct {
 		name string

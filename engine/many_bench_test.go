@@ -74,3 +74,24 @@ func BenchmarkLimitedGroup(b *testing.B) {
 	engine.Explore(limitedGroup, engine.Config{Strategy: strategy.NewRandom(1), Schedules: b.N, Races: true})
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1025, "ns/goroutine")
 }
+
+// BenchmarkManyGoroutinesByStrategy is BenchmarkManyGoroutines under each member of the default
+// portfolio: a strategy's own work per step must not grow with the number of goroutines either.
+func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
+	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=0.0216", "idb", "period"} {
+		for _, n := range []int{1000, 10000} {
+			b.Run(spec+"/"+strconv.Itoa(n), func(b *testing.B) {
+				name, params, err := strategy.Parse(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := strategy.New(name, params, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				engine.Explore(manyGoroutines(n), engine.Config{Strategy: s, Schedules: b.N, Races: true})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/goroutine")
+			})
+		}
+	}
+}

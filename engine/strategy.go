@@ -154,6 +154,21 @@ func (d *Decision) EnabledAt(i int) GID {
 	return d.e.enabledAt(i)
 }
 
+// NextEnabled returns the first enabled goroutine whose id is at least g, or NoGoroutine:
+// a strategy that looks for an enabled goroutine with some property, in id order, walks them
+// with it and stops at the one it wants, without the whole list being built.
+func (d *Decision) NextEnabled(g GID) GID {
+	if d.list != nil || d.e == nil {
+		for _, id := range d.list {
+			if id >= g {
+				return id
+			}
+		}
+		return NoGoroutine
+	}
+	return d.e.en.next(g)
+}
+
 // WithEnabled makes d a decision among the goroutines ids (in id order), outside any
 // execution: for testing a strategy's Pick on a decision of one's own. Pending returns the
 // zero Op for every goroutine of such a decision.

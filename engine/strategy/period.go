@@ -363,39 +363,22 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 		last = len(s.cur) - 1
 	}
 	for {
-		first, after := engine.NoGoroutine, engine.NoGoroutine
-		for _, g := range d.Enabled() {
-			if g == 0 || g == yielded {
-				continue
-			}
-			w := int(g) - 1
-			n := 0
-			if w < len(s.executedKP) {
-				n = len(s.executedKP[w])
-			}
-			if s.periodOf(w, n) > s.period {
-				continue // its next key point belongs to a later period
-			}
-			if w < len(s.yieldedIn) && s.yieldedIn[w] >= s.period && s.period < last {
-				continue // it yielded during this period: it waits for the next one
-			}
-			if g == s.lastW {
-				return g // no preemption within a period
-			}
-			if first == engine.NoGoroutine {
-				first = g
-			}
-			if after == engine.NoGoroutine && g > s.spun {
-				after = g
-			}
+		if s.lastW > 0 && s.lastW != yielded && d.IsEnabled(s.lastW) && s.eligible(s.lastW, last) {
+			return s.lastW // no preemption within a period
 		}
 		// The lowest-numbered goroutine of the period; after a worker yielded, the next one
-		// after it, round robin, so that busy-waiting workers give way in turn.
-		if after != engine.NoGoroutine {
-			return after
+		// after it, round robin, so that busy-waiting workers give way in turn. The enabled
+		// goroutines are walked in id order from there, and the walk stops at the first that
+		// can run: with thousands of them, a step costs what it takes to find it.
+		for g := d.NextEnabled(max(s.spun+1, 1)); g != engine.NoGoroutine; g = d.NextEnabled(g + 1) {
+			if g != yielded && s.eligible(g, last) {
+				return g
+			}
 		}
-		if first != engine.NoGoroutine {
-			return first
+		for g := d.NextEnabled(1); g != engine.NoGoroutine && g <= s.spun; g = d.NextEnabled(g + 1) {
+			if g != yielded && s.eligible(g, last) {
+				return g
+			}
 		}
 		if s.period < last {
 			s.period++ // the period's lifetime is over
@@ -404,6 +387,23 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 		// Only the goroutine that yielded can run.
 		return d.EnabledAt(0)
 	}
+}
+
+// eligible reports whether worker goroutine g can run in the current period: its next key
+// point belongs to it, and it did not yield during it (unless it is the last period).
+func (s *Period) eligible(g engine.GID, last int) bool {
+	w := int(g) - 1
+	n := 0
+	if w < len(s.executedKP) {
+		n = len(s.executedKP[w])
+	}
+	if s.periodOf(w, n) > s.period {
+		return false // its next key point belongs to a later period
+	}
+	if w < len(s.yieldedIn) && s.yieldedIn[w] >= s.period && s.period < last {
+		return false // it yielded during this period: it waits for the next one
+	}
+	return true
 }
 
 // Choose implements engine.Strategy: PERIOD's model has no data choices; the first

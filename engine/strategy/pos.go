@@ -1,6 +1,8 @@
 package strategy
 
 import (
+	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -29,11 +31,17 @@ import (
 //
 // Data choices are uniform. Each execution has its own seed, as Random's (SCTBench §5):
 // Params reports it, and {"seed": s} runs that execution first.
+//
+// The events that race with a step are found through an index of the pending events by
+// object (posIndex), not by asking Dependent of every goroutine: with thousands of goroutines
+// a step costs the events it races with, which get their fresh priorities in goroutine order,
+// as a pass over all of them would give them (the same draws of the execution's generator).
 type POS struct {
 	seeds
 	prio   []float64 // the priority of each goroutine's pending event
 	last   engine.GID
 	lastOp engine.Op // the operation the previous step executed
+	index  posIndex
 }
 
 // NewPOS returns POS whose executions use the seeds generated from seed.
@@ -56,23 +64,26 @@ func (p *POS) Begin() bool {
 	p.prio = p.prio[:0]
 	p.last = engine.NoGoroutine
 	p.lastOp = engine.Op{}
+	p.index.reset()
 	return true
 }
 
 // Pick implements engine.Strategy.
 func (p *POS) Pick(d *engine.Decision) engine.GID {
-	old := len(p.prio)
 	// Reassignment: the events racing with the step just executed, the executing
-	// goroutine's next event among them, get fresh priorities.
+	// goroutine's next event among them, get fresh priorities. Between two decisions only
+	// the goroutine that ran has a new pending event (and the goroutines it created, which
+	// are not yet indexed).
 	if p.last >= 0 {
-		for g := range old {
-			if Dependent(p.last, p.lastOp, engine.GID(g), d.Pending(engine.GID(g))) {
-				p.prio[g] = p.rng.Float64()
-			}
+		p.index.update(p.last, d.Pending(p.last))
+		for _, g := range p.index.racing(p.last, p.lastOp, d) {
+			p.prio[g] = p.rng.Float64()
 		}
 	}
 	// New goroutines' first events.
 	for len(p.prio) < d.Goroutines {
+		g := engine.GID(len(p.prio))
+		p.index.update(g, d.Pending(g))
 		p.prio = append(p.prio, p.rng.Float64())
 	}
 	best := d.EnabledAt(0)
@@ -90,3 +101,161 @@ func (p *POS) Choose(c *engine.Choice) int { return p.rng.IntN(c.N) }
 
 // End implements engine.Strategy.
 func (p *POS) End(*engine.Result) {}
+
+// posIndex indexes the goroutines' pending events by what Dependent compares: the object an
+// event is on, and whether it is a select or another channel operation (a select races with
+// every channel operation). A goroutine is in at most one object's list and in each kind's
+// list at most once; each list is unordered, and a goroutine knows its place in it, so that
+// moving it is constant time.
+type posIndex struct {
+	pending []engine.Op // each indexed goroutine's pending event, as indexed
+	slots   []posSlots
+	byObj   map[uintptr]*posList
+	selects posList // goroutines whose pending event is a select
+	chans   posList // goroutines whose pending event is a channel operation, selects included
+	free    []*posList
+
+	// racing's result: the goroutines found, and a bit per goroutine so that each is given
+	// once, walked in id order.
+	marks   []uint64
+	touched []int
+	found   []engine.GID
+}
+
+// posSlots is where a goroutine is in the index's lists (-1: not in it).
+type posSlots struct{ obj, sel, ch int32 }
+
+// posList is an unordered list of goroutines.
+type posList struct{ ids []engine.GID }
+
+func (l *posList) add(g engine.GID) int32 {
+	l.ids = append(l.ids, g)
+	return int32(len(l.ids) - 1)
+}
+
+// remove takes out the goroutine at i, moving the last one into its place; it returns the
+// goroutine moved, or NoGoroutine.
+func (l *posList) remove(i int32) engine.GID {
+	last := len(l.ids) - 1
+	moved := l.ids[last]
+	l.ids[i] = moved
+	l.ids = l.ids[:last]
+	if int(i) == last {
+		return engine.NoGoroutine
+	}
+	return moved
+}
+
+func (x *posIndex) reset() {
+	x.pending = x.pending[:0]
+	x.slots = x.slots[:0]
+	for obj, l := range x.byObj {
+		l.ids = l.ids[:0]
+		x.free = append(x.free, l)
+		delete(x.byObj, obj)
+	}
+	x.selects.ids = x.selects.ids[:0]
+	x.chans.ids = x.chans.ids[:0]
+}
+
+// update records that goroutine g's pending event is op.
+func (x *posIndex) update(g engine.GID, op engine.Op) {
+	for int(g) >= len(x.slots) {
+		x.slots = append(x.slots, posSlots{-1, -1, -1})
+		x.pending = append(x.pending, engine.Op{})
+	}
+	prev := x.pending[g]
+	sl := &x.slots[g]
+	if sl.obj >= 0 && prev.Obj != op.Obj {
+		l := x.byObj[prev.Obj]
+		if moved := l.remove(sl.obj); moved >= 0 {
+			x.slots[moved].obj = sl.obj
+		}
+		if len(l.ids) == 0 {
+			delete(x.byObj, prev.Obj)
+			x.free = append(x.free, l)
+		}
+		sl.obj = -1
+	}
+	if op.Obj != 0 && sl.obj < 0 {
+		l := x.byObj[op.Obj]
+		if l == nil {
+			if n := len(x.free); n > 0 {
+				l, x.free = x.free[n-1], x.free[:n-1]
+			} else {
+				l = new(posList)
+			}
+			if x.byObj == nil {
+				x.byObj = make(map[uintptr]*posList)
+			}
+			x.byObj[op.Obj] = l
+		}
+		sl.obj = l.add(g)
+	}
+	isSel, isChan := op.Kind == engine.OpSelect, isChanOp(op.Kind)
+	if sl.sel >= 0 && !isSel {
+		if moved := x.selects.remove(sl.sel); moved >= 0 {
+			x.slots[moved].sel = sl.sel
+		}
+		sl.sel = -1
+	} else if sl.sel < 0 && isSel {
+		sl.sel = x.selects.add(g)
+	}
+	if sl.ch >= 0 && !isChan {
+		if moved := x.chans.remove(sl.ch); moved >= 0 {
+			x.slots[moved].ch = sl.ch
+		}
+		sl.ch = -1
+	} else if sl.ch < 0 && isChan {
+		sl.ch = x.chans.add(g)
+	}
+	x.pending[g] = op
+}
+
+// racing returns, in id order, the indexed goroutines whose pending event is dependent on
+// goroutine last's event op (Dependent): last itself, the events on op's object of which one
+// of the two writes, and the selects with channel operations.
+func (x *posIndex) racing(last engine.GID, op engine.Op, d *engine.Decision) []engine.GID {
+	x.touched = x.touched[:0]
+	x.mark(last)
+	if op.Obj != 0 {
+		if l := x.byObj[op.Obj]; l != nil {
+			for _, g := range l.ids {
+				if op.Kind.IsWrite() || x.pending[g].Kind.IsWrite() {
+					x.mark(g)
+				}
+			}
+		}
+	}
+	if op.Kind == engine.OpSelect {
+		for _, g := range x.chans.ids {
+			x.mark(g)
+		}
+	} else if isChanOp(op.Kind) {
+		for _, g := range x.selects.ids {
+			x.mark(g)
+		}
+	}
+	slices.Sort(x.touched)
+	x.found = x.found[:0]
+	for _, k := range x.touched {
+		w := x.marks[k]
+		x.marks[k] = 0
+		for w != 0 {
+			x.found = append(x.found, engine.GID(k<<6+bits.TrailingZeros64(w)))
+			w &= w - 1
+		}
+	}
+	return x.found
+}
+
+func (x *posIndex) mark(g engine.GID) {
+	k := int(g >> 6)
+	for k >= len(x.marks) {
+		x.marks = append(x.marks, 0)
+	}
+	if x.marks[k] == 0 {
+		x.touched = append(x.touched, k)
+	}
+	x.marks[k] |= 1 << (g & 63)
+}

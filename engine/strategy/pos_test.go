@@ -3,7 +3,9 @@ package strategy
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -13,7 +15,10 @@ import (
 // posSpy checks every decision of POS against the rule of Yuan et al. (CAV 2018): after
 // a step, exactly the goroutines whose pending event is dependent on it (the goroutine that
 // ran among them) get a fresh priority, every other priority is unchanged, new goroutines
-// get one in [0, 1), and the enabled goroutine with the highest priority runs.
+// get one in [0, 1), and the enabled goroutine with the highest priority runs. The fresh
+// priorities are the execution generator's next draws, given in goroutine order (the
+// reassigned ones, then the new ones), as a pass over every goroutine gives them: what keeps
+// a seed's executions the same whatever the way the racing events are found.
 //
 // Pick runs on the engine's goroutines, where t.Fatal must not be called: the first
 // violation is kept in err, for the test to report.
@@ -40,6 +45,8 @@ func (s *posSpy) failf(format string, args ...any) {
 
 func (s *posSpy) Pick(d *engine.Decision) engine.GID {
 	last, lastOp := s.last, s.lastOp
+	draws := *s.pcg
+	rng := rand.New(&draws)
 	g := s.POS.Pick(d)
 	prio := s.prio
 	if len(prio) != d.Goroutines {
@@ -54,10 +61,16 @@ func (s *posSpy) Pick(d *engine.Decision) engine.GID {
 			if p < 0 || p >= 1 {
 				s.failf("step %d: new %v has priority %v", d.Step, gi, p)
 			}
+			if want := rng.Float64(); p != want {
+				s.failf("step %d: new %v has priority %v, not the next draw %v", d.Step, gi, p, want)
+			}
 		case Dependent(last, lastOp, gi, d.Pending(gi)):
 			s.redrawn++
 			if p == s.prev[i] {
 				s.failf("step %d: %v (pending %v) races with %v's %v but kept its priority", d.Step, gi, d.Pending(gi), last, lastOp)
+			}
+			if want := rng.Float64(); p != want {
+				s.failf("step %d: %v (pending %v) was given %v, not the next draw %v", d.Step, gi, d.Pending(gi), p, want)
 			}
 		default:
 			s.kept++
@@ -89,6 +102,8 @@ func TestPOSReassignsPriorities(t *testing.T) {
 		{"philosophers(3, 2)", philosophers(3, 2)},
 		{"pipeline(2, 3)", pipeline(2, 3)},
 		{"readersWriter(2, 2)", readersWriter(2, 2)},
+		{"selectors", selectors},
+		{"contended", manyLockers(40)},
 	}
 	for _, tc := range tests {
 		s := &posSpy{POS: NewPOS(3)}
@@ -191,5 +206,31 @@ func TestPOSReassignmentChangesTheDistribution(t *testing.T) {
 	}
 	for _, s := range []string{"G0 G2 G1 G1 ", "G0 G1 G2 G1 ", "G0 G1 G1 G2 "} {
 		checkRate(t, fmt.Sprintf("schedule %q", s), count[s], n, want[s])
+	}
+}
+
+// manyLockers has n goroutines each lock one mutex, write a shared counter and unlock, with a
+// read of a variable of its own between, while the body writes a variable none of them reads:
+// many events pending on one object at once, which every Lock and Unlock races with.
+func manyLockers(n int) func(*engine.T) {
+	return func(t *engine.T) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		total, other := 0, 0
+		engine.WGAdd(&wg, n, "add")
+		for range n {
+			engine.Go(func() {
+				own := 0
+				engine.Read(unsafe.Pointer(&own), "read own")
+				engine.Lock(&mu, "lock")
+				engine.Write(unsafe.Pointer(&total), "write total")
+				total++
+				engine.Unlock(&mu, "unlock")
+				engine.WGDone(&wg, "done")
+			}, "go")
+			engine.Write(unsafe.Pointer(&other), "write other")
+			other++
+		}
+		engine.WGWait(&wg, "wait")
 	}
 }

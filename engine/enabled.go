@@ -296,3 +296,19 @@ func (s *enabledSet) next(g GID) GID {
 	}
 	return GID(k<<6 + bits.TrailingZeros64(w))
 }
+
+// rank returns the number of the set's goroutines whose id is less than g.
+func (s *enabledSet) rank(g GID) int {
+	if g <= 0 {
+		return 0
+	}
+	k := min(int(g>>6), len(s.words))
+	n := 0
+	for _, w := range s.words[:k] {
+		n += bits.OnesCount64(w)
+	}
+	if k < len(s.words) {
+		n += bits.OnesCount64(s.words[k] & (1<<(g&63) - 1))
+	}
+	return n
+}

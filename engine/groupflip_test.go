@@ -5,6 +5,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"slices"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -113,6 +114,12 @@ func (c *enabledChecker) Pick(d *engine.Decision) engine.GID {
 		for g := d.NextEnabled(0); g != engine.NoGoroutine; g = d.NextEnabled(g + 1) {
 			walked = append(walked, g)
 		}
+		for g := range engine.GID(d.Goroutines + 1) {
+			if want := sort.Search(len(list), func(i int) bool { return list[i] >= g }); d.EnabledBefore(g) != want {
+				c.t.Errorf("step %d: EnabledBefore(%v) = %d, want %d (enabled %v)", d.Step, g, d.EnabledBefore(g), want, list)
+				c.failed = true
+			}
+		}
 		if !slices.Equal(oneByOne, list) || !slices.Equal(member, list) || !slices.Equal(walked, list) || !slices.IsSorted(list) {
 			c.t.Errorf("step %d: EnabledAt gives %v, Enabled %v, IsEnabled %v, NextEnabled %v", d.Step, oneByOne, list, member, walked)
 			c.failed = true
@@ -121,8 +128,8 @@ func (c *enabledChecker) Pick(d *engine.Decision) engine.GID {
 	return c.Strategy.Pick(d)
 }
 
-// TestEnabledOneByOneIsTheList: the count, the i-th enabled goroutine and the walk by
-// NextEnabled, which the engine answers without the list when waiters are flipped a word at
+// TestEnabledOneByOneIsTheList: the count, the i-th enabled goroutine, the walk by
+// NextEnabled and the ranks of EnabledBefore, which the engine answers without the list when waiters are flipped a word at
 // a time or the list is long, are exactly the list, through mutexes with many waiters, a
 // synctest bubble and the fairness rule.
 func TestEnabledOneByOneIsTheList(t *testing.T) {

@@ -169,6 +169,19 @@ func (d *Decision) NextEnabled(g GID) GID {
 	return d.e.en.next(g)
 }
 
+// EnabledBefore returns the number of enabled goroutines whose id is less than g: the
+// position in Enabled of the first enabled goroutine from g on.
+func (d *Decision) EnabledBefore(g GID) int {
+	if d.list != nil || d.e == nil {
+		n := 0
+		for n < len(d.list) && d.list[n] < g {
+			n++
+		}
+		return n
+	}
+	return d.e.en.rank(g)
+}
+
 // WithEnabled makes d a decision among the goroutines ids (in id order), outside any
 // execution: for testing a strategy's Pick on a decision of one's own. Pending returns the
 // zero Op for every goroutine of such a decision.

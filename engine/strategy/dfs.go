@@ -74,16 +74,53 @@ type record struct {
 	own        ownState // the owner of the node's schedules, as far as the prefix decides it
 }
 
-// node is a node of the schedule tree on the current path.
+// node is a node of the schedule tree on the current path. Its children are not listed:
+// a data choice's are its alternatives, a goroutine choice's the enabled goroutines in the
+// order order says, and the child taken is found from the decision when the search takes it
+// (so that a node of a scheduling point with thousands of enabled goroutines costs no more
+// than one with two).
 type node struct {
 	choice     bool    // a data choice rather than a goroutine choice
-	alts       []int32 // children, encoded as in encodeChoice
-	costs      []int32 // cost of taking each child, nondecreasing
+	order      rrOrder // the children: for a data choice, only order.n, their number
 	idx        int32   // child taken
+	taken      int32   // the child taken, encoded as in encodeChoice, when idx was last decided
+	takenIdx   int32   // the idx that taken is for (-1: none yet)
 	hi         int32   // children idx..hi-1 are within the bound
 	costBefore int32
 	before     *seg     // prefix leading to this node, built when needed
 	own        ownState // the owner of the schedules through this node, before its choice
+}
+
+// cost returns the cost of taking child i of n (nondecreasing in i): under delay bounding,
+// i delays (the deterministic scheduler takes child 0, §2.4); under preemption bounding, one
+// preemption for any child but the first of a preemptive goroutine choice (§2.3); nothing
+// otherwise.
+func (s *Systematic) cost(n *node, i int32) int32 {
+	switch {
+	case i == 0:
+		return 0
+	case s.model == costDelay:
+		return i
+	case s.model == costPreemption && !n.choice && n.order.preemptive:
+		return 1
+	}
+	return 0
+}
+
+// within returns the first child from i (≥ 1) on whose cost, added to n's cost before it,
+// exceeds bound, or n.order.n when there is none.
+func (s *Systematic) within(n *node, i, bound int32) int32 {
+	left := int64(bound) - int64(n.costBefore) // the cost a child may have
+	switch {
+	case i >= n.order.n:
+		return n.order.n
+	case int64(s.cost(n, i)) > left:
+		return i
+	case s.model == costDelay:
+		return int32(min(int64(n.order.n), left+1))
+	}
+	// Costs of 0 or 1 from child 1 on, and child i's within the bound.
+	return n.order.n
 }
 
 func newSystematic(name string, model costModel, max int) *Systematic {
@@ -213,7 +250,7 @@ func (s *Systematic) Begin() bool {
 		for len(s.stack) > 0 {
 			top := &s.stack[len(s.stack)-1]
 			top.idx++
-			for s.own != nil && top.idx < top.hi && s.own.child(top.own, int(top.idx), len(top.alts)).other {
+			for s.own != nil && top.idx < top.hi && s.own.child(top.own, int(top.idx), int(top.order.n)).other {
 				top.idx++ // another part's branch
 			}
 			if top.idx < top.hi {
@@ -227,8 +264,10 @@ func (s *Systematic) Begin() bool {
 }
 
 // decide returns the encoded decision at the current position: from the item's prefix, from
-// the current path, or the first child of a new node.
-func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
+// the current path, or the first child of a new node, whose children are o (choice: a data
+// choice's) and child i of which is child(i). bad reports a decision of another shape than
+// the one recorded on the path there: a nondeterministic program.
+func (s *Systematic) decide(choice bool, o rrOrder, child func(i int32) int32) (v int32, bad bool) {
 	i := s.pos
 	s.pos++
 	if i < len(s.path) {
@@ -237,7 +276,13 @@ func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
 	j := i - len(s.path)
 	if j < len(s.stack) {
 		n := &s.stack[j]
-		return n.alts[n.idx], false
+		if n.takenIdx != n.idx {
+			if n.choice != choice || n.order != o {
+				return 0, true
+			}
+			n.taken, n.takenIdx = child(n.idx), n.idx
+		}
+		return n.taken, false
 	}
 	// A new node: reuse the storage of a node popped earlier.
 	if cap(s.stack) > j {
@@ -246,18 +291,17 @@ func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
 		s.stack = append(s.stack, node{})
 	}
 	n := &s.stack[j]
-	*n = node{choice: choice, alts: n.alts[:0], costs: n.costs[:0]}
-	fill(n)
+	*n = node{choice: choice, order: o, takenIdx: -1}
 	if j == 0 {
 		n.idx, n.costBefore, n.own = s.item.from, s.item.costBefore, s.item.own
-		if int(n.idx) >= len(n.alts) {
+		if n.idx >= o.n {
 			s.stack = s.stack[:j]
 			return 0, true
 		}
 	} else {
 		p := &s.stack[j-1]
-		n.costBefore = p.costBefore + p.costs[p.idx]
-		n.own = s.own.child(p.own, int(p.idx), len(p.alts))
+		n.costBefore = p.costBefore + s.cost(p, p.idx)
+		n.own = s.own.child(p.own, int(p.idx), int(p.order.n))
 	}
 	bound := int32(noBound)
 	if s.model != costNone {
@@ -266,21 +310,19 @@ func (s *Systematic) decide(choice bool, fill func(n *node)) (int32, bool) {
 	if s.own != nil && !n.own.other {
 		// Go down the first branch of this part within the bound; when there is none,
 		// the execution is a probe, and the branches are tried in turn as usual.
-		for i := n.idx; int(i) < len(n.alts) && n.costBefore+n.costs[i] <= bound; i++ {
-			if !s.own.child(n.own, int(i), len(n.alts)).other {
+		for i := n.idx; i < o.n && n.costBefore+s.cost(n, i) <= bound; i++ {
+			if !s.own.child(n.own, int(i), int(o.n)).other {
 				n.idx = i
 				break
 			}
 		}
 	}
-	n.hi = n.idx + 1
-	for int(n.hi) < len(n.alts) && n.costBefore+n.costs[n.hi] <= bound {
-		n.hi++
+	n.hi = s.within(n, n.idx+1, bound)
+	if n.hi < o.n {
+		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+s.cost(n, n.hi))
 	}
-	if int(n.hi) < len(n.alts) {
-		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+n.costs[n.hi])
-	}
-	return n.alts[n.idx], false
+	n.taken, n.takenIdx = child(n.idx), n.idx
+	return n.taken, false
 }
 
 // before returns the prefix leading to stack node j.
@@ -291,7 +333,7 @@ func (s *Systematic) before(j int) *seg {
 			n.before = s.item.before
 		} else {
 			p := &s.stack[j-1]
-			n.before = s.before(j - 1).push(p.alts[p.idx])
+			n.before = s.before(j - 1).push(p.taken)
 		}
 	}
 	return n.before
@@ -299,13 +341,8 @@ func (s *Systematic) before(j int) *seg {
 
 // Pick implements engine.Strategy.
 func (s *Systematic) Pick(d *engine.Decision) engine.GID {
-	v, bad := s.decide(false, func(n *node) {
-		var preemptive bool
-		n.alts, preemptive = roundRobin(n.alts, d)
-		for p := range n.alts {
-			n.costs = append(n.costs, s.pickCost(p, preemptive))
-		}
-	})
+	o := roundRobin(d)
+	v, bad := s.decide(false, o, func(i int32) int32 { return int32(o.child(d, i)) })
 	if bad || isChoice(v) || !d.IsEnabled(engine.GID(v)) {
 		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled())
 		return engine.NoGoroutine
@@ -313,31 +350,10 @@ func (s *Systematic) Pick(d *engine.Decision) engine.GID {
 	return engine.GID(v)
 }
 
-func (s *Systematic) pickCost(p int, preemptive bool) int32 {
-	switch {
-	case p == 0:
-		return 0
-	case s.model == costDelay:
-		return int32(p)
-	case s.model == costPreemption && preemptive:
-		return 1
-	}
-	return 0
-}
-
 // Choose implements engine.Strategy. Under delay bounding, the deterministic scheduler takes
 // alternative 0 and alternative k costs k delays; the other searches branch for free.
 func (s *Systematic) Choose(c *engine.Choice) int {
-	v, bad := s.decide(true, func(n *node) {
-		for k := 0; k < c.N; k++ {
-			n.alts = append(n.alts, encodeChoice(k))
-			cost := int32(0)
-			if s.model == costDelay {
-				cost = int32(k)
-			}
-			n.costs = append(n.costs, cost)
-		}
-	})
+	v, bad := s.decide(true, rrOrder{n: int32(c.N)}, encodeChoice32)
 	if bad || !isChoice(v) || decodeChoice(v) >= c.N {
 		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but %v %s has %d alternatives", s.name, c.Step, describe(v, bad), c.G, c.Op, c.N)
 		return -1
@@ -345,10 +361,12 @@ func (s *Systematic) Choose(c *engine.Choice) int {
 	return decodeChoice(v)
 }
 
+func encodeChoice32(k int32) int32 { return encodeChoice(int(k)) }
+
 func describe(v int32, bad bool) string {
 	switch {
 	case bad:
-		return "expects more alternatives"
+		return "expects another decision here"
 	case isChoice(v):
 		return fmt.Sprintf("takes alternative %d of a data choice", decodeChoice(v))
 	}
@@ -366,8 +384,8 @@ func (s *Systematic) End(r *engine.Result) {
 	cost, own := int(s.item.costBefore), s.item.own
 	if n := len(s.stack); n > 0 {
 		top := &s.stack[n-1]
-		cost = int(top.costBefore + top.costs[top.idx])
-		own = s.own.child(top.own, int(top.idx), len(top.alts))
+		cost = int(top.costBefore + s.cost(top, top.idx))
+		own = s.own.child(top.own, int(top.idx), int(top.order.n))
 	}
 	s.lastCost = cost
 	if s.probe = !s.own.mine(own); s.probe {

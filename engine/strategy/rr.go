@@ -1,44 +1,59 @@
 package strategy
 
 import (
-	"sort"
-
 	"github.com/interleave-dev/interleave/engine"
 )
 
-// roundRobin appends to dst the children of a scheduling point in the order SCTBench's
-// depth-first search visits them (§3, "DFS"): the enabled goroutines in creation order,
-// starting with the most recently executing goroutine and wrapping around (the
-// non-preemptive round-robin scheduler of §2.4).
+// rrOrder is the order in which SCTBench's depth-first search visits the children of a
+// scheduling point (§3, "DFS"): the enabled goroutines in creation order, starting with the
+// most recently executing goroutine and wrapping around (the non-preemptive round-robin
+// scheduler of §2.4).
 //
 // After a yield (runtime.Gosched) by a goroutine that is still enabled, a switch is forced
 // (§3, "Busy-wait loops"): the yielding goroutine is left out, unless it is the only enabled
-// one, and the order starts at the goroutine after it.
+// one, and the order starts at the goroutine after it, so that the yielding goroutine would
+// be the last child.
 //
-// It also reports whether switching away from the first child is a preemption (§2.3): the
+// preemptive says whether switching away from the first child is a preemption (§2.3): the
 // last goroutine is still enabled and the switch is not one forced by a yield. In both
 // orders the delay count of the child at position p is p (§2.4: delays(α, t) counts the
 // enabled goroutines skipped on the way from last(α) to t, which are exactly the children
 // before t).
-func roundRobin(dst []int32, d *engine.Decision) (children []int32, preemptive bool) {
-	en := d.Enabled()
+//
+// The order is kept as where it starts and how many children there are, not as the list
+// of them: with thousands of enabled goroutines a node costs the same, and a child is found
+// when the search takes it (child).
+type rrOrder struct {
+	start      engine.GID // the first child is the first enabled goroutine from start, wrapping around
+	n          int32      // the number of children
+	preemptive bool
+}
+
+// roundRobin returns the order of the children of decision d.
+func roundRobin(d *engine.Decision) rrOrder {
 	start := d.Last
 	if start < 0 {
 		start = 0
 	}
-	yielded := d.LastOp == engine.OpYield && d.LastEnabled && len(en) > 1
+	n := d.NumEnabled()
+	yielded := d.LastOp == engine.OpYield && d.LastEnabled && n > 1
 	if yielded {
 		start = d.Last + 1
+		n--
 	}
-	i := sort.Search(len(en), func(i int) bool { return en[i] >= start })
-	for j := range en {
-		g := en[(i+j)%len(en)]
-		if yielded && g == d.Last {
-			continue
+	return rrOrder{start: start, n: int32(n), preemptive: d.LastEnabled && !yielded}
+}
+
+// child returns the child at position i (0 ≤ i < o.n) of decision d, whose order is o.
+func (o rrOrder) child(d *engine.Decision, i int32) engine.GID {
+	if i == 0 {
+		if g := d.NextEnabled(o.start); g != engine.NoGoroutine {
+			return g
 		}
-		dst = append(dst, int32(g))
+		return d.NextEnabled(0)
 	}
-	return dst, d.LastEnabled && !yielded
+	n := d.NumEnabled()
+	return d.EnabledAt((d.EnabledBefore(o.start) + int(i)) % n)
 }
 
 // A decision of a schedule is encoded as one int32: a goroutine choice as the goroutine's

@@ -6,9 +6,11 @@
 //     full, nothing changed); with -cold, also on fresh build caches for both;
 //   - per schedule: the tests of testdata/perf (10, 1,000 and 10,000 goroutines contending for
 //     a mutex; 1,025 goroutines at most 10 at a time, as errgroup's TestGoLimit; 10 MB and 1 GB
-//     allocated by 4 goroutines), interleave test's exploration time
-//     per schedule (its JSON result's Elapsed / Schedules, random walk, default points and
-//     race detection) against the native test binary's time per run (-test.count), and the
+//     allocated by 4 goroutines), interleave test's exploration time per schedule (its JSON
+//     result's Elapsed / Schedules, random walk, default points and race detection; the
+//     many-goroutine tests under the default strategy too, the portfolio whose members each
+//     have their own cost per step) against the native test binary's time per run
+//     (-test.count), and the
 //     exploring process's peak resident memory (the result's PeakMemory) against the native
 //     test binary's;
 //   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines|LimitedGroup' in engine,
@@ -41,6 +43,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/benchcmd"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // perfCase is one test of testdata/perf with the budget each side gets.
@@ -49,15 +52,21 @@ type perfCase struct {
 	what      string
 	schedules int // interleave test's schedules (and race-detection runs)
 	count     int // native runs
+	// strategy is interleave test's -strategy, "" for the default (the portfolio, whose five
+	// members take one execution each in turn: the budgets of its rows are multiples of 5).
+	strategy string
 }
 
 var cases = []perfCase{
-	{"TestGoroutines10", "10 goroutines", 2000, 2000},
-	{"TestGoroutines1000", "1,000 goroutines", 50, 200},
-	{"TestGoroutines10000", "10,000 goroutines", 5, 20},
-	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200},
-	{"TestAllocate10MB", "10 MB allocated", 100, 100},
-	{"TestAllocate1GB", "1 GB allocated", 3, 3},
+	{"TestGoroutines10", "10 goroutines", 2000, 2000, "random"},
+	{"TestGoroutines1000", "1,000 goroutines", 50, 200, "random"},
+	{"TestGoroutines10000", "10,000 goroutines", 5, 20, "random"},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200, "random"},
+	{"TestGoroutines1000", "1,000 goroutines, default strategy", 50, 200, ""},
+	{"TestGoroutines10000", "10,000 goroutines, default strategy", 5, 20, ""},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time, default strategy", 50, 200, ""},
+	{"TestAllocate10MB", "10 MB allocated", 100, 100, "random"},
+	{"TestAllocate1GB", "1 GB allocated", 3, 3, "random"},
 }
 
 // measure is one run of a command: its wall time, and the peak resident memory of the largest
@@ -201,7 +210,7 @@ func row(w io.Writer, name string, il, gt []measure) {
 // against the native test binary's per run.
 func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "## Per schedule (interleave test) and per run (native test binary)\n\n")
-	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1`, default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory, its VmHWM). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak (rusage, started from a small process).\n\n")
+	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1` (without `-strategy` in the rows of the default strategy, the portfolio `%s`), default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory, its VmHWM). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak (rusage, started from a small process).\n\n", strategy.DefaultPortfolioMembers)
 	fmt.Fprintf(w, "| test | N (interleave / native) | interleave per schedule | native per run | ratio | interleave peak | native peak | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range cases {
 		var ilTime, ilPeak, nTime, nPeak []float64
@@ -237,7 +246,11 @@ type resultEvent struct {
 
 func (b *bench) explore(ctx context.Context, c perfCase) (*resultEvent, error) {
 	n := strconv.Itoa(c.schedules)
-	args := []string{"test", "-json", "-p", "1", "-strategy", "random", "-keep-going", "-minimize", "0", "-schedules", n, "-race-runs", n, "-run", "^" + c.test + "$", "."}
+	args := []string{"test", "-json", "-p", "1"}
+	if c.strategy != "" {
+		args = append(args, "-strategy", c.strategy)
+	}
+	args = append(args, "-keep-going", "-minimize", "0", "-schedules", n, "-race-runs", n, "-run", "^"+c.test+"$", ".")
 	b.remember(b.perfDir, b.interleave, args)
 	cmd := exec.CommandContext(ctx, b.interleave, args...)
 	cmd.Dir = b.perfDir

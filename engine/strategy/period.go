@@ -291,21 +291,24 @@ func (s *Period) nextJob() bool {
 // point of every worker of the slice.
 func (s *Period) start() {
 	last := len(s.cur) - 1
-	for t := range s.job.counts {
-		var bs []periodBound
-		end := 0
-		for pi, per := range s.cur {
-			for _, sl := range per {
-				if sl.t == t {
-					end += sl.n
-					bs = append(bs, periodBound{end, pi})
-				}
+	workers := len(s.job.counts)
+	ends := make([]int, workers)
+	for len(s.assign) < workers {
+		s.assign = append(s.assign, nil)
+	}
+	// One pass over the periods' slices, each appended to its worker's bounds in order.
+	for pi, per := range s.cur {
+		for _, sl := range per {
+			if sl.t < workers {
+				ends[sl.t] += sl.n
+				s.assign[sl.t] = append(s.assign[sl.t], periodBound{ends[sl.t], pi})
 			}
 		}
-		if len(bs) == 0 {
-			bs = append(bs, periodBound{0, last})
+	}
+	for t := range workers {
+		if len(s.assign[t]) == 0 {
+			s.assign[t] = append(s.assign[t], periodBound{0, last})
 		}
-		s.assign = append(s.assign, bs)
 	}
 }
 

@@ -50,14 +50,19 @@ type PCT struct {
 	d, n, k int
 	learn   int
 
-	execs     int
-	seenN     int
-	seenK     int
-	perm      []int64 // the initial priorities, a permutation of {d..d+n}
-	prio      []int64 // priority of each goroutine of the execution
-	changes   []int   // k_1 .. k_{d-1}
-	lowest    int64   // the next yield priority
-	goStep    int     // the step that started the second goroutine, 0 before
+	execs int
+	seenN int
+	seenK int
+	perm  []int64 // the initial priorities, a permutation of {d..d+n}
+	prio  []int64 // priority of each goroutine of the execution
+	// taken is the set of the values in prio, kept from the first goroutine created beyond n
+	// in an execution on (takenOK), so that drawing a distinct priority for each of thousands
+	// of such goroutines does not look through all the others'.
+	taken     map[int64]struct{}
+	takenOK   bool
+	changes   []int // k_1 .. k_{d-1}
+	lowest    int64 // the next yield priority
+	goStep    int   // the step that started the second goroutine, 0 before
 	fixedPrio []int
 	fixedPts  []int
 	fixed     bool
@@ -195,6 +200,7 @@ func (p *PCT) Begin() bool {
 		p.changes = append(p.changes[:0], p.fixedPts...)
 	}
 	p.prio = p.prio[:0]
+	p.takenOK = false
 	p.lowest = 0
 	p.goStep = 0
 	return true
@@ -209,23 +215,34 @@ func (p *PCT) assign(goroutines int) {
 		}
 		// Beyond n: a distinct value in [d, d+n+1), scaled.
 		lo, span := int64(p.d)*prioScale, int64(p.n+1)*prioScale
+		if !p.takenOK {
+			if p.taken == nil {
+				p.taken = make(map[int64]struct{})
+			}
+			clear(p.taken)
+			for _, w := range p.prio {
+				p.taken[w] = struct{}{}
+			}
+			p.takenOK = true
+		}
 		for {
 			v := lo + p.rng.Int64N(span)
-			if !p.used(v) {
+			if _, used := p.taken[v]; !used {
 				p.prio = append(p.prio, v)
+				p.taken[v] = struct{}{}
 				break
 			}
 		}
 	}
 }
 
-func (p *PCT) used(v int64) bool {
-	for _, w := range p.prio {
-		if w == v {
-			return true
-		}
+// setPrio changes goroutine g's priority to v.
+func (p *PCT) setPrio(g engine.GID, v int64) {
+	if p.takenOK {
+		delete(p.taken, p.prio[g])
+		p.taken[v] = struct{}{}
 	}
-	return false
+	p.prio[g] = v
 }
 
 // Pick implements engine.Strategy: step (3), after applying the change point of the
@@ -240,12 +257,12 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 			j := d.Step - 1 - p.goStep + 1 // counted number of the step just executed
 			for i, k := range p.changes {
 				if k == j {
-					p.prio[last] = int64(i+1) * prioScale
+					p.setPrio(last, int64(i+1)*prioScale)
 				}
 			}
 		}
 		if d.LastOp == engine.OpYield {
-			p.prio[last] = p.lowest
+			p.setPrio(last, p.lowest)
 			p.lowest--
 		}
 	}

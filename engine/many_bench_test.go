@@ -75,12 +75,22 @@ func BenchmarkLimitedGroup(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1025, "ns/goroutine")
 }
 
-// BenchmarkManyGoroutinesByStrategy is BenchmarkManyGoroutines under each member of the default
-// portfolio: a strategy's own work per step must not grow with the number of goroutines either.
+// BenchmarkManyGoroutinesByStrategy is BenchmarkManyGoroutines and BenchmarkLimitedGroup under
+// each member of the default portfolio: a strategy's own work per step must not grow with the
+// number of goroutines either.
 func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
+	bodies := []struct {
+		name string
+		n    int
+		body func(*engine.T)
+	}{
+		{"1000", 1000, manyGoroutines(1000)},
+		{"10000", 10000, manyGoroutines(10000)},
+		{"limited1025", 1025, limitedGroup},
+	}
 	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=0.0216", "idb", "period"} {
-		for _, n := range []int{1000, 10000} {
-			b.Run(spec+"/"+strconv.Itoa(n), func(b *testing.B) {
+		for _, bd := range bodies {
+			b.Run(spec+"/"+bd.name, func(b *testing.B) {
 				name, params, err := strategy.Parse(spec)
 				if err != nil {
 					b.Fatal(err)
@@ -89,8 +99,8 @@ func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				engine.Explore(manyGoroutines(n), engine.Config{Strategy: s, Schedules: b.N, Races: true})
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/goroutine")
+				engine.Explore(bd.body, engine.Config{Strategy: s, Schedules: b.N, Races: true})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(bd.n), "ns/goroutine")
 			})
 		}
 	}

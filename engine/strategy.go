@@ -190,9 +190,10 @@ func (d *Decision) WithEnabled(ids ...GID) *Decision {
 	return d
 }
 
-// Pending returns the operation goroutine g will execute when it is picked.
+// Pending returns the operation goroutine g will execute when it is picked: the zero Op for a
+// goroutine that has ended (it will execute nothing more), or for no goroutine.
 func (d *Decision) Pending(g GID) Op {
-	if d.e == nil || g < 0 || int(g) >= len(d.e.gs) {
+	if d.e == nil || g < 0 || int(g) >= len(d.e.gs) || d.e.gs[g].done {
 		return Op{}
 	}
 	return d.e.gs[g].pending

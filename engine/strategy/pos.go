@@ -27,7 +27,8 @@ import (
 // for two steps of the same goroutine); a goroutine created by the step gets one as it
 // appears. Blocked goroutines take part in the reassignment too: their pending events are
 // events of the program, only not enabled yet (a Lock waiting for the Unlock that just ran
-// races with it). Ties, of probability ~2⁻⁵³, go to the goroutine created first.
+// races with it). A goroutine that has ended has no pending event (Decision.Pending), and
+// takes no part. Ties, of probability ~2⁻⁵³, go to the goroutine created first.
 //
 // Data choices are uniform. Each execution has its own seed, as Random's (SCTBench §5):
 // Params reports it, and {"seed": s} runs that execution first.
@@ -122,8 +123,15 @@ type posIndex struct {
 	found   []engine.GID
 }
 
-// posSlots is where a goroutine is in the index's lists (-1: not in it).
-type posSlots struct{ obj, sel, ch int32 }
+// posSlots is where a goroutine is in the index's lists (-1: not in it): its object's, the
+// selects' and the channel operations'.
+type posSlots [3]int32
+
+const (
+	slotObj = iota
+	slotSel
+	slotChan
+)
 
 // posList is an unordered list of goroutines.
 type posList struct{ ids []engine.GID }
@@ -165,19 +173,15 @@ func (x *posIndex) update(g engine.GID, op engine.Op) {
 		x.pending = append(x.pending, engine.Op{})
 	}
 	prev := x.pending[g]
-	sl := &x.slots[g]
-	if sl.obj >= 0 && prev.Obj != op.Obj {
+	if prev.Obj != 0 && prev.Obj != op.Obj {
 		l := x.byObj[prev.Obj]
-		if moved := l.remove(sl.obj); moved >= 0 {
-			x.slots[moved].obj = sl.obj
-		}
+		x.place(l, g, slotObj, false)
 		if len(l.ids) == 0 {
 			delete(x.byObj, prev.Obj)
 			x.free = append(x.free, l)
 		}
-		sl.obj = -1
 	}
-	if op.Obj != 0 && sl.obj < 0 {
+	if op.Obj != 0 && op.Obj != prev.Obj {
 		l := x.byObj[op.Obj]
 		if l == nil {
 			if n := len(x.free); n > 0 {
@@ -190,26 +194,26 @@ func (x *posIndex) update(g engine.GID, op engine.Op) {
 			}
 			x.byObj[op.Obj] = l
 		}
-		sl.obj = l.add(g)
+		x.place(l, g, slotObj, true)
 	}
-	isSel, isChan := op.Kind == engine.OpSelect, isChanOp(op.Kind)
-	if sl.sel >= 0 && !isSel {
-		if moved := x.selects.remove(sl.sel); moved >= 0 {
-			x.slots[moved].sel = sl.sel
-		}
-		sl.sel = -1
-	} else if sl.sel < 0 && isSel {
-		sl.sel = x.selects.add(g)
-	}
-	if sl.ch >= 0 && !isChan {
-		if moved := x.chans.remove(sl.ch); moved >= 0 {
-			x.slots[moved].ch = sl.ch
-		}
-		sl.ch = -1
-	} else if sl.ch < 0 && isChan {
-		sl.ch = x.chans.add(g)
-	}
+	x.place(&x.selects, g, slotSel, op.Kind == engine.OpSelect)
+	x.place(&x.chans, g, slotChan, isChanOp(op.Kind))
 	x.pending[g] = op
+}
+
+// place puts goroutine g in list l (in) or takes it out, which slot of its posSlots says
+// where it is there.
+func (x *posIndex) place(l *posList, g engine.GID, slot int, in bool) {
+	at := x.slots[g][slot]
+	switch {
+	case at >= 0 && !in:
+		if moved := l.remove(at); moved >= 0 {
+			x.slots[moved][slot] = at
+		}
+		x.slots[g][slot] = -1
+	case at < 0 && in:
+		x.slots[g][slot] = l.add(g)
+	}
 }
 
 // racing returns, in id order, the indexed goroutines whose pending event is dependent on

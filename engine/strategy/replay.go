@@ -61,8 +61,6 @@ type Replay struct {
 	next      int  // index in steps of the next decision
 	handed    bool // the continuation has taken over
 	err       *DivergenceError
-	ran       []engine.Op // the operation each goroutine executed last
-	executed  []bool
 	lastSteps int
 }
 
@@ -169,9 +167,7 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 	if r.next >= len(r.steps) {
 		if r.then != nil && r.thenBegun {
 			r.handed = true
-			g := r.then.Pick(d)
-			r.noteRan(d, g)
-			return g
+			return r.then.Pick(d)
 		}
 		r.diverge(d.Step, fmt.Sprintf("the schedule ended after step %d", d.Step-1),
 			"the execution goes on; enabled: "+replayEnabled(d))
@@ -194,10 +190,8 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 	if !d.IsEnabled(g) {
 		state := "is blocked"
 		switch {
-		case int(g) < len(r.executed) && r.executed[g] && r.ran[g] == p:
-			// Its pending operation is the last one it executed: it has finished, or it
-			// blocks on the same operation again.
-			state = fmt.Sprintf("is not enabled (finished, or blocked at %s)", p)
+		case p == engine.Op{}:
+			state = "has finished"
 		case !replaySameOp(s, p):
 			state = fmt.Sprintf("is blocked at %s", p)
 		}
@@ -209,21 +203,7 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 		return engine.NoGoroutine
 	}
 	r.next++
-	r.noteRan(d, g)
 	return g
-}
-
-// noteRan remembers the operation g executes at this step.
-func (r *Replay) noteRan(d *engine.Decision, g engine.GID) {
-	if g < 0 || !d.IsEnabled(g) {
-		return
-	}
-	for int(g) >= len(r.ran) {
-		r.ran = append(r.ran, engine.Op{})
-		r.executed = append(r.executed, false)
-	}
-	r.ran[g] = d.Pending(g)
-	r.executed[g] = true
 }
 
 // Choose returns the recorded alternative of the data choice.

@@ -287,7 +287,7 @@ func TestReplayDivergence(t *testing.T) {
 				}
 			},
 			step: 3,
-			want: "replay diverged at step 3: the schedule runs G1 (write at fi.go:2), but G1 is not enabled (finished, or blocked at write at fi.go:2); enabled: G0 (read at fi.go:3)",
+			want: "replay diverged at step 3: the schedule runs G1 (write at fi.go:2), but G1 has finished; enabled: G0 (read at fi.go:3)",
 		},
 		{
 			name: "other operation",

@@ -149,3 +149,54 @@ func TestEnabledOneByOneIsTheList(t *testing.T) {
 		})
 	}
 }
+
+// endedChecker records, at every decision after goroutine 1 was picked for its last operation
+// (the decision that follows is its exit's), what Decision.Pending says of it.
+type endedChecker struct {
+	engine.Strategy
+	lastOfG1 bool // G1's last operation was picked
+	ended    []engine.Op
+}
+
+func (c *endedChecker) Pick(d *engine.Decision) engine.GID {
+	if c.lastOfG1 {
+		c.ended = append(c.ended, d.Pending(1))
+	}
+	g := c.Strategy.Pick(d)
+	if g == 1 && d.Pending(1).Pos == "e.go:3" {
+		c.lastOfG1 = true
+	}
+	return g
+}
+
+// TestPendingOfEndedGoroutineIsZero: a goroutine that has ended will execute nothing more, and
+// Decision.Pending says so with the zero Op, not the last operation it executed (POS redrew
+// the priority of every ended goroutine whose last operation touched the object of a step).
+func TestPendingOfEndedGoroutineIsZero(t *testing.T) {
+	body := func(t *engine.T) {
+		var x int
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 1, "e.go:1")
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(&x), "e.go:2")
+			x = 1
+			engine.WGDone(&wg, "e.go:3")
+		}, "e.go:4")
+		engine.WGWait(&wg, "e.go:5")
+		engine.Write(unsafe.Pointer(&x), "e.go:6")
+		x = 2
+	}
+	c := &endedChecker{Strategy: strategy.NewRandom(1)}
+	rep := engine.Explore(body, engine.Config{Strategy: c, Schedules: 1})
+	if rep.First != nil {
+		t.Fatalf("bug: %v", rep.First.Bug)
+	}
+	if len(c.ended) == 0 {
+		t.Fatal("no decision after G1 ended")
+	}
+	for i, op := range c.ended {
+		if op != (engine.Op{}) {
+			t.Errorf("decision %d after G1 ended: Pending(G1) = %v, want the zero Op", i, op)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package strategy
 
 import (
-	"math/bits"
-	"slices"
 	"strconv"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -33,20 +31,44 @@ import (
 // Data choices are uniform. Each execution has its own seed, as Random's (SCTBench §5):
 // Params reports it, and {"seed": s} runs that execution first.
 //
-// The events that race with a step are found through an index of the pending events by
-// object (posIndex), not by asking Dependent of every goroutine: with thousands of goroutines
-// a step costs the events it races with, which get their fresh priorities in goroutine order,
-// as a pass over all of them would give them (the same draws of the execution's generator).
+// A priority is drawn when it is first compared, not when it is (re)assigned: a reassigned
+// priority is a fresh uniform draw that nothing has seen yet, so drawing it at the first
+// decision at which its goroutine is enabled gives the same distribution of schedules, and a
+// step costs the enabled goroutines, not every event racing with it. With 10,000 goroutines
+// waiting for one mutex, each Lock and Unlock would otherwise redraw 10,000 priorities of
+// which none is compared before the next one. Which priorities are stale is kept by step
+// numbers: each object remembers the last step whose execution reassigned all events on it (a
+// write) and the last that reassigned its writing events (a read), and the last steps that
+// reassigned every channel operation (a select) and every select (a channel operation);
+// a priority drawn before the step that concerns its event is stale.
 type POS struct {
 	seeds
-	prio   []float64 // the priority of each goroutine's pending event
-	last   engine.GID
-	lastOp engine.Op // the operation the previous step executed
-	index  posIndex
+	step   int32     // decisions made in this execution
+	prio   []float64 // the priority of each goroutine's pending event, when drawn
+	drawn  []int32   // the decision at which prio was drawn; 0: not yet (a new event)
+	events []posEvent
+	objs   map[uintptr]*posObject
+	// The last decisions at which every pending channel operation (after a select) and every
+	// pending select (after a channel operation) was reassigned.
+	chanReassigned, selectReassigned int32
+	last                             engine.GID
+	lastOp                           engine.Op // the operation the previous step executed
 }
 
+// posEvent is what the staleness of a goroutine's priority depends on: its pending event.
+type posEvent struct {
+	obj                     *posObject // nil for an event on no object
+	write, chanOp, isSelect bool
+}
+
+// posObject is an object's reassignments: the last decisions at which all the events on it,
+// and those of them that write, were reassigned.
+type posObject struct{ all, writers int32 }
+
 // NewPOS returns POS whose executions use the seeds generated from seed.
-func NewPOS(seed uint64) *POS { return &POS{seeds: newSeeds(seed), last: engine.NoGoroutine} }
+func NewPOS(seed uint64) *POS {
+	return &POS{seeds: newSeeds(seed), last: engine.NoGoroutine, objs: map[uintptr]*posObject{}}
+}
 
 // Name implements engine.Strategy.
 func (p *POS) Name() string { return "pos" }
@@ -62,34 +84,53 @@ func (p *POS) Seed() uint64 { return p.cur }
 // Begin implements engine.Strategy. It always returns true.
 func (p *POS) Begin() bool {
 	p.next()
-	p.prio = p.prio[:0]
+	p.step = 0
+	p.prio, p.drawn, p.events = p.prio[:0], p.drawn[:0], p.events[:0]
+	clear(p.objs)
+	p.chanReassigned, p.selectReassigned = 0, 0
 	p.last = engine.NoGoroutine
 	p.lastOp = engine.Op{}
-	p.index.reset()
 	return true
 }
 
 // Pick implements engine.Strategy.
 func (p *POS) Pick(d *engine.Decision) engine.GID {
-	// Reassignment: the events racing with the step just executed, the executing
-	// goroutine's next event among them, get fresh priorities. Between two decisions only
-	// the goroutine that ran has a new pending event (and the goroutines it created, which
-	// are not yet indexed).
+	p.step++
+	// Reassignment: the events racing with the step just executed (Dependent), the executing
+	// goroutine's next event among them, get fresh priorities — marked stale here, drawn when
+	// compared. Between two decisions only the goroutine that ran has a new pending event, and
+	// the goroutines it created their first.
 	if p.last >= 0 {
-		p.index.update(p.last, d.Pending(p.last))
-		for _, g := range p.index.racing(p.last, p.lastOp, d) {
-			p.prio[g] = p.rng.Float64()
+		op := p.lastOp
+		if op.Obj != 0 {
+			o := p.object(op.Obj)
+			if op.Kind.IsWrite() {
+				o.all = p.step
+			} else {
+				o.writers = p.step
+			}
 		}
+		if op.Kind == engine.OpSelect {
+			p.chanReassigned = p.step
+		}
+		if isChanOp(op.Kind) {
+			p.selectReassigned = p.step
+		}
+		p.drawn[p.last] = 0
+		p.events[p.last] = p.event(d.Pending(p.last))
 	}
-	// New goroutines' first events.
-	for len(p.prio) < d.Goroutines {
-		g := engine.GID(len(p.prio))
-		p.index.update(g, d.Pending(g))
-		p.prio = append(p.prio, p.rng.Float64())
+	for g := len(p.prio); g < d.Goroutines; g++ {
+		p.prio = append(p.prio, 0)
+		p.drawn = append(p.drawn, 0)
+		p.events = append(p.events, p.event(d.Pending(engine.GID(g))))
 	}
-	best := d.EnabledAt(0)
-	for _, g := range d.Enabled()[1:] {
-		if p.prio[g] > p.prio[best] {
+	best := engine.NoGoroutine
+	for _, g := range d.Enabled() {
+		if p.stale(g) {
+			p.prio[g] = p.rng.Float64()
+			p.drawn[g] = p.step
+		}
+		if best < 0 || p.prio[g] > p.prio[best] {
 			best = g
 		}
 	}
@@ -97,169 +138,39 @@ func (p *POS) Pick(d *engine.Decision) engine.GID {
 	return best
 }
 
+// stale reports whether goroutine g's priority must be drawn afresh: its event is new, or
+// was reassigned since the priority was drawn.
+func (p *POS) stale(g engine.GID) bool {
+	t := p.drawn[g]
+	if t == 0 {
+		return true
+	}
+	e := &p.events[g]
+	return e.obj != nil && (t < e.obj.all || e.write && t < e.obj.writers) ||
+		e.chanOp && t < p.chanReassigned || e.isSelect && t < p.selectReassigned
+}
+
+// event returns what the staleness of a priority for op depends on.
+func (p *POS) event(op engine.Op) posEvent {
+	e := posEvent{write: op.Kind.IsWrite(), chanOp: isChanOp(op.Kind), isSelect: op.Kind == engine.OpSelect}
+	if op.Obj != 0 {
+		e.obj = p.object(op.Obj)
+	}
+	return e
+}
+
+// object returns the reassignments of object obj.
+func (p *POS) object(obj uintptr) *posObject {
+	o := p.objs[obj]
+	if o == nil {
+		o = &posObject{}
+		p.objs[obj] = o
+	}
+	return o
+}
+
 // Choose implements engine.Strategy: a uniform random alternative.
 func (p *POS) Choose(c *engine.Choice) int { return p.rng.IntN(c.N) }
 
 // End implements engine.Strategy.
 func (p *POS) End(*engine.Result) {}
-
-// posIndex indexes the goroutines' pending events by what Dependent compares: the object an
-// event is on, and whether it is a select or another channel operation (a select races with
-// every channel operation). A goroutine is in at most one object's list and in each kind's
-// list at most once; each list is unordered, and a goroutine knows its place in it, so that
-// moving it is constant time.
-type posIndex struct {
-	pending []engine.Op // each indexed goroutine's pending event, as indexed
-	slots   []posSlots
-	byObj   map[uintptr]*posList
-	selects posList // goroutines whose pending event is a select
-	chans   posList // goroutines whose pending event is a channel operation, selects included
-	free    []*posList
-
-	// racing's result: the goroutines found, and a bit per goroutine so that each is given
-	// once, walked in id order.
-	marks   []uint64
-	touched []int
-	found   []engine.GID
-}
-
-// posSlots is where a goroutine is in the index's lists (-1: not in it): its object's, the
-// selects' and the channel operations'.
-type posSlots [3]int32
-
-const (
-	slotObj = iota
-	slotSel
-	slotChan
-)
-
-// posList is an unordered list of goroutines.
-type posList struct{ ids []engine.GID }
-
-func (l *posList) add(g engine.GID) int32 {
-	l.ids = append(l.ids, g)
-	return int32(len(l.ids) - 1)
-}
-
-// remove takes out the goroutine at i, moving the last one into its place; it returns the
-// goroutine moved, or NoGoroutine.
-func (l *posList) remove(i int32) engine.GID {
-	last := len(l.ids) - 1
-	moved := l.ids[last]
-	l.ids[i] = moved
-	l.ids = l.ids[:last]
-	if int(i) == last {
-		return engine.NoGoroutine
-	}
-	return moved
-}
-
-func (x *posIndex) reset() {
-	x.pending = x.pending[:0]
-	x.slots = x.slots[:0]
-	for obj, l := range x.byObj {
-		l.ids = l.ids[:0]
-		x.free = append(x.free, l)
-		delete(x.byObj, obj)
-	}
-	x.selects.ids = x.selects.ids[:0]
-	x.chans.ids = x.chans.ids[:0]
-}
-
-// update records that goroutine g's pending event is op.
-func (x *posIndex) update(g engine.GID, op engine.Op) {
-	for int(g) >= len(x.slots) {
-		x.slots = append(x.slots, posSlots{-1, -1, -1})
-		x.pending = append(x.pending, engine.Op{})
-	}
-	prev := x.pending[g]
-	if prev.Obj != 0 && prev.Obj != op.Obj {
-		l := x.byObj[prev.Obj]
-		x.place(l, g, slotObj, false)
-		if len(l.ids) == 0 {
-			delete(x.byObj, prev.Obj)
-			x.free = append(x.free, l)
-		}
-	}
-	if op.Obj != 0 && op.Obj != prev.Obj {
-		l := x.byObj[op.Obj]
-		if l == nil {
-			if n := len(x.free); n > 0 {
-				l, x.free = x.free[n-1], x.free[:n-1]
-			} else {
-				l = new(posList)
-			}
-			if x.byObj == nil {
-				x.byObj = make(map[uintptr]*posList)
-			}
-			x.byObj[op.Obj] = l
-		}
-		x.place(l, g, slotObj, true)
-	}
-	x.place(&x.selects, g, slotSel, op.Kind == engine.OpSelect)
-	x.place(&x.chans, g, slotChan, isChanOp(op.Kind))
-	x.pending[g] = op
-}
-
-// place puts goroutine g in list l (in) or takes it out, which slot of its posSlots says
-// where it is there.
-func (x *posIndex) place(l *posList, g engine.GID, slot int, in bool) {
-	at := x.slots[g][slot]
-	switch {
-	case at >= 0 && !in:
-		if moved := l.remove(at); moved >= 0 {
-			x.slots[moved][slot] = at
-		}
-		x.slots[g][slot] = -1
-	case at < 0 && in:
-		x.slots[g][slot] = l.add(g)
-	}
-}
-
-// racing returns, in id order, the indexed goroutines whose pending event is dependent on
-// goroutine last's event op (Dependent): last itself, the events on op's object of which one
-// of the two writes, and the selects with channel operations.
-func (x *posIndex) racing(last engine.GID, op engine.Op, d *engine.Decision) []engine.GID {
-	x.touched = x.touched[:0]
-	x.mark(last)
-	if op.Obj != 0 {
-		if l := x.byObj[op.Obj]; l != nil {
-			for _, g := range l.ids {
-				if op.Kind.IsWrite() || x.pending[g].Kind.IsWrite() {
-					x.mark(g)
-				}
-			}
-		}
-	}
-	if op.Kind == engine.OpSelect {
-		for _, g := range x.chans.ids {
-			x.mark(g)
-		}
-	} else if isChanOp(op.Kind) {
-		for _, g := range x.selects.ids {
-			x.mark(g)
-		}
-	}
-	slices.Sort(x.touched)
-	x.found = x.found[:0]
-	for _, k := range x.touched {
-		w := x.marks[k]
-		x.marks[k] = 0
-		for w != 0 {
-			x.found = append(x.found, engine.GID(k<<6+bits.TrailingZeros64(w)))
-			w &= w - 1
-		}
-	}
-	return x.found
-}
-
-func (x *posIndex) mark(g engine.GID) {
-	k := int(g >> 6)
-	for k >= len(x.marks) {
-		x.marks = append(x.marks, 0)
-	}
-	if x.marks[k] == 0 {
-		x.touched = append(x.touched, k)
-	}
-	x.marks[k] |= 1 << (g & 63)
-}

@@ -15,25 +15,31 @@ import (
 // posSpy checks every decision of POS against the rule of Yuan et al. (CAV 2018): after
 // a step, exactly the goroutines whose pending event is dependent on it (the goroutine that
 // ran among them) get a fresh priority, every other priority is unchanged, new goroutines
-// get one in [0, 1), and the enabled goroutine with the highest priority runs. The fresh
-// priorities are the execution generator's next draws, given in goroutine order (the
-// reassigned ones, then the new ones), as a pass over every goroutine gives them: what keeps
-// a seed's executions the same whatever the way the racing events are found.
+// get one in [0, 1), and the enabled goroutine with the highest priority runs.
+//
+// POS draws a fresh priority when it is first compared: the spy keeps, for each goroutine,
+// whether its event was reassigned (or is new) since its priority was last seen at a decision
+// where it was enabled, and checks at each decision that every enabled goroutine's priority
+// is fresh (in [0, 1), and not the one seen last) exactly when it was reassigned, and the same
+// otherwise. The fresh ones are the execution generator's next draws in goroutine order, and
+// nothing else is drawn: no priority is drawn that no decision compares.
 //
 // Pick runs on the engine's goroutines, where t.Fatal must not be called: the first
 // violation is kept in err, for the test to report.
 type posSpy struct {
 	*POS
 	err      error
-	prev     []float64
-	redrawn  int // priorities redrawn, over all decisions
-	kept     int // priorities checked unchanged
-	created  int // new goroutines given a priority
+	prev     []float64 // POS's priorities after the previous decision
+	seen     []float64 // each goroutine's priority when last compared (-1: never)
+	dirty    []bool    // reassigned (or new) since seen
+	redrawn  int       // priorities checked fresh, over all decisions
+	kept     int       // priorities checked unchanged
+	created  int       // new goroutines
 	watchers []func(d *engine.Decision, before, after []float64)
 }
 
 func (s *posSpy) Begin() bool {
-	s.prev = s.prev[:0]
+	s.prev, s.seen, s.dirty = s.prev[:0], s.seen[:0], s.dirty[:0]
 	return s.POS.Begin()
 }
 
@@ -45,6 +51,16 @@ func (s *posSpy) failf(format string, args ...any) {
 
 func (s *posSpy) Pick(d *engine.Decision) engine.GID {
 	last, lastOp := s.last, s.lastOp
+	for i := range s.dirty {
+		if gi := engine.GID(i); last >= 0 && Dependent(last, lastOp, gi, d.Pending(gi)) {
+			s.dirty[i] = true
+		}
+	}
+	for len(s.dirty) < d.Goroutines {
+		s.created++
+		s.dirty = append(s.dirty, true)
+		s.seen = append(s.seen, -1)
+	}
 	draws := *s.pcg
 	rng := rand.New(&draws)
 	g := s.POS.Pick(d)
@@ -53,36 +69,30 @@ func (s *posSpy) Pick(d *engine.Decision) engine.GID {
 		s.failf("step %d: %d priorities for %d goroutines", d.Step, len(prio), d.Goroutines)
 		return g
 	}
-	for i, p := range prio {
-		gi := engine.GID(i)
-		switch {
-		case i >= len(s.prev):
-			s.created++
-			if p < 0 || p >= 1 {
-				s.failf("step %d: new %v has priority %v", d.Step, gi, p)
-			}
-			if want := rng.Float64(); p != want {
-				s.failf("step %d: new %v has priority %v, not the next draw %v", d.Step, gi, p, want)
-			}
-		case Dependent(last, lastOp, gi, d.Pending(gi)):
+	for _, e := range d.Enabled() {
+		p := prio[e]
+		if s.dirty[e] {
 			s.redrawn++
-			if p == s.prev[i] {
-				s.failf("step %d: %v (pending %v) races with %v's %v but kept its priority", d.Step, gi, d.Pending(gi), last, lastOp)
+			if p < 0 || p >= 1 || p == s.seen[e] {
+				s.failf("step %d: %v (pending %v) was reassigned but has priority %v (seen %v)", d.Step, e, d.Pending(e), p, s.seen[e])
 			}
 			if want := rng.Float64(); p != want {
-				s.failf("step %d: %v (pending %v) was given %v, not the next draw %v", d.Step, gi, d.Pending(gi), p, want)
+				s.failf("step %d: %v (pending %v) was given %v, not the next draw %v", d.Step, e, d.Pending(e), p, want)
 			}
-		default:
+			s.dirty[e] = false
+		} else {
 			s.kept++
-			if p != s.prev[i] {
-				s.failf("step %d: %v (pending %v) does not race with %v's %v but its priority changed", d.Step, gi, d.Pending(gi), last, lastOp)
+			if p != s.seen[e] {
+				s.failf("step %d: %v (pending %v) was not reassigned since its priority %v was seen, but has %v", d.Step, e, d.Pending(e), s.seen[e], p)
 			}
+		}
+		s.seen[e] = p
+		if p > prio[g] {
+			s.failf("step %d: picked %v (priority %v), %v has %v", d.Step, g, prio[g], e, p)
 		}
 	}
-	for _, e := range d.Enabled() {
-		if prio[e] > prio[g] {
-			s.failf("step %d: picked %v (priority %v), %v has %v", d.Step, g, prio[g], e, prio[e])
-		}
+	if draws != *s.pcg {
+		s.failf("step %d: POS drew priorities that no decision compares", d.Step)
 	}
 	for _, w := range s.watchers {
 		w(d, s.prev, prio)
@@ -103,6 +113,7 @@ func TestPOSReassignsPriorities(t *testing.T) {
 		{"pipeline(2, 3)", pipeline(2, 3)},
 		{"readersWriter(2, 2)", readersWriter(2, 2)},
 		{"selectors", selectors},
+		{"selectWhileSending", selectWhileSending},
 		{"contended", manyLockers(40)},
 	}
 	for _, tc := range tests {
@@ -233,4 +244,36 @@ func manyLockers(n int) func(*engine.T) {
 		}
 		engine.WGWait(&wg, "wait")
 	}
+}
+
+// selectWhileSending has a goroutine wait in a select on two channels, one of them ready from
+// the start, while another sends to a third channel and a third writes a variable of its own:
+// a select pending and enabled while channel operations on other channels run, and channel
+// operations pending while the select runs — dependent only because a select races with every
+// channel operation (Dependent) — beside events that race with neither.
+func selectWhileSending(t *engine.T) {
+	a := engine.MakeChan[int](2, "make a")
+	b := engine.MakeChan[int](1, "make b")
+	c := engine.MakeChan[int](4, "make c")
+	engine.Send(a, 0, "send a")
+	engine.Send(a, 1, "send a")
+	own := 0
+	engine.GoAll([]func(){
+		func() {
+			for range 2 {
+				engine.Select("select", false, engine.RecvCase(a), engine.RecvCase(b))
+			}
+		},
+		func() {
+			for i := range 3 {
+				engine.Send(c, i, "send c")
+			}
+		},
+		func() {
+			for range 3 {
+				engine.Write(unsafe.Pointer(&own), "write own")
+				own++
+			}
+		},
+	}, "go")
 }

@@ -353,15 +353,13 @@ func (s *Systematic) Pick(d *engine.Decision) engine.GID {
 // Choose implements engine.Strategy. Under delay bounding, the deterministic scheduler takes
 // alternative 0 and alternative k costs k delays; the other searches branch for free.
 func (s *Systematic) Choose(c *engine.Choice) int {
-	v, bad := s.decide(true, rrOrder{n: int32(c.N)}, encodeChoice32)
+	v, bad := s.decide(true, rrOrder{n: int32(c.N)}, func(k int32) int32 { return encodeChoice(int(k)) })
 	if bad || !isChoice(v) || decodeChoice(v) >= c.N {
 		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but %v %s has %d alternatives", s.name, c.Step, describe(v, bad), c.G, c.Op, c.N)
 		return -1
 	}
 	return decodeChoice(v)
 }
-
-func encodeChoice32(k int32) int32 { return encodeChoice(int(k)) }
 
 func describe(v int32, bad bool) string {
 	switch {

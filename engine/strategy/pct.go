@@ -266,8 +266,9 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 			p.lowest--
 		}
 	}
-	best := d.EnabledAt(0)
-	for _, g := range d.Enabled()[1:] {
+	en := d.Enabled()
+	best := en[0]
+	for _, g := range en[1:] {
 		if p.prio[g] > p.prio[best] {
 			best = g
 		}

@@ -373,15 +373,11 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 		// after it, round robin, so that busy-waiting workers give way in turn. The enabled
 		// goroutines are walked in id order from there, and the walk stops at the first that
 		// can run: with thousands of them, a step costs what it takes to find it.
-		for g := d.NextEnabled(max(s.spun+1, 1)); g != engine.NoGoroutine; g = d.NextEnabled(g + 1) {
-			if g != yielded && s.eligible(g, last) {
-				return g
-			}
+		if g := s.firstEligible(d, max(s.spun+1, 1), engine.NoGoroutine, yielded, last); g != engine.NoGoroutine {
+			return g
 		}
-		for g := d.NextEnabled(1); g != engine.NoGoroutine && g <= s.spun; g = d.NextEnabled(g + 1) {
-			if g != yielded && s.eligible(g, last) {
-				return g
-			}
+		if g := s.firstEligible(d, 1, s.spun+1, yielded, last); g != engine.NoGoroutine {
+			return g
 		}
 		if s.period < last {
 			s.period++ // the period's lifetime is over
@@ -390,6 +386,17 @@ func (s *Period) choose(d *engine.Decision, yielded engine.GID) engine.GID {
 		// Only the goroutine that yielded can run.
 		return d.EnabledAt(0)
 	}
+}
+
+// firstEligible returns the first enabled worker from id from on, below id to (NoGoroutine:
+// no bound), other than yielded, that can run in the current period, or NoGoroutine.
+func (s *Period) firstEligible(d *engine.Decision, from, to, yielded engine.GID, last int) engine.GID {
+	for g := d.NextEnabled(from); g != engine.NoGoroutine && (to == engine.NoGoroutine || g < to); g = d.NextEnabled(g + 1) {
+		if g != yielded && s.eligible(g, last) {
+			return g
+		}
+	}
+	return engine.NoGoroutine
 }
 
 // eligible reports whether worker goroutine g can run in the current period: its next key

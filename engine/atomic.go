@@ -24,10 +24,14 @@ import (
 	"unsafe"
 )
 
-// atomicPoint is the scheduling point before an atomic operation of the given kind on addr.
-func atomicPoint(kind OpKind, addr unsafe.Pointer, pos Pos) {
+// atomicPoint is the scheduling point before an atomic operation of the given kind on addr,
+// whose value the state of an AtomicsObserver reads as rep.
+func atomicPoint(kind OpKind, addr unsafe.Pointer, rep atomicRep, pos Pos) {
 	e, g := current(pos)
 	if g != nil {
+		if e.atomics.on {
+			e.atomics.note(addr, rep)
+		}
 		e.point(g, kind, uintptr(addr), pos)
 		e.raceAtomic(g, kind, uintptr(addr))
 		if e.race != nil {
@@ -39,516 +43,516 @@ func atomicPoint(kind OpKind, addr unsafe.Pointer, pos Pos) {
 
 // AtomicAddInt32 is atomic.AddInt32(addr, delta) under control.
 func AtomicAddInt32(addr *int32, delta int32, pos Pos) (new int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.AddInt32(addr, delta)
 }
 
 // AtomicAddInt64 is atomic.AddInt64(addr, delta) under control.
 func AtomicAddInt64(addr *int64, delta int64, pos Pos) (new int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.AddInt64(addr, delta)
 }
 
 // AtomicAddUint32 is atomic.AddUint32(addr, delta) under control.
 func AtomicAddUint32(addr *uint32, delta uint32, pos Pos) (new uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.AddUint32(addr, delta)
 }
 
 // AtomicAddUint64 is atomic.AddUint64(addr, delta) under control.
 func AtomicAddUint64(addr *uint64, delta uint64, pos Pos) (new uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.AddUint64(addr, delta)
 }
 
 // AtomicAddUintptr is atomic.AddUintptr(addr, delta) under control.
 func AtomicAddUintptr(addr *uintptr, delta uintptr, pos Pos) (new uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.AddUintptr(addr, delta)
 }
 
 // AtomicAndInt32 is atomic.AndInt32(addr, mask) under control.
 func AtomicAndInt32(addr *int32, mask int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.AndInt32(addr, mask)
 }
 
 // AtomicAndInt64 is atomic.AndInt64(addr, mask) under control.
 func AtomicAndInt64(addr *int64, mask int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.AndInt64(addr, mask)
 }
 
 // AtomicAndUint32 is atomic.AndUint32(addr, mask) under control.
 func AtomicAndUint32(addr *uint32, mask uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.AndUint32(addr, mask)
 }
 
 // AtomicAndUint64 is atomic.AndUint64(addr, mask) under control.
 func AtomicAndUint64(addr *uint64, mask uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.AndUint64(addr, mask)
 }
 
 // AtomicAndUintptr is atomic.AndUintptr(addr, mask) under control.
 func AtomicAndUintptr(addr *uintptr, mask uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.AndUintptr(addr, mask)
 }
 
 // AtomicOrInt32 is atomic.OrInt32(addr, mask) under control.
 func AtomicOrInt32(addr *int32, mask int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.OrInt32(addr, mask)
 }
 
 // AtomicOrInt64 is atomic.OrInt64(addr, mask) under control.
 func AtomicOrInt64(addr *int64, mask int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.OrInt64(addr, mask)
 }
 
 // AtomicOrUint32 is atomic.OrUint32(addr, mask) under control.
 func AtomicOrUint32(addr *uint32, mask uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.OrUint32(addr, mask)
 }
 
 // AtomicOrUint64 is atomic.OrUint64(addr, mask) under control.
 func AtomicOrUint64(addr *uint64, mask uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.OrUint64(addr, mask)
 }
 
 // AtomicOrUintptr is atomic.OrUintptr(addr, mask) under control.
 func AtomicOrUintptr(addr *uintptr, mask uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.OrUintptr(addr, mask)
 }
 
 // AtomicLoadInt32 is atomic.LoadInt32(addr) under control.
 func AtomicLoadInt32(addr *int32, pos Pos) (val int32) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.LoadInt32(addr)
 }
 
 // AtomicLoadInt64 is atomic.LoadInt64(addr) under control.
 func AtomicLoadInt64(addr *int64, pos Pos) (val int64) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.LoadInt64(addr)
 }
 
 // AtomicLoadUint32 is atomic.LoadUint32(addr) under control.
 func AtomicLoadUint32(addr *uint32, pos Pos) (val uint32) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.LoadUint32(addr)
 }
 
 // AtomicLoadUint64 is atomic.LoadUint64(addr) under control.
 func AtomicLoadUint64(addr *uint64, pos Pos) (val uint64) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.LoadUint64(addr)
 }
 
 // AtomicLoadUintptr is atomic.LoadUintptr(addr) under control.
 func AtomicLoadUintptr(addr *uintptr, pos Pos) (val uintptr) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.LoadUintptr(addr)
 }
 
 // AtomicStoreInt32 is atomic.StoreInt32(addr, val) under control.
 func AtomicStoreInt32(addr *int32, val int32, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicWord32, pos)
 	atomic.StoreInt32(addr, val)
 }
 
 // AtomicStoreInt64 is atomic.StoreInt64(addr, val) under control.
 func AtomicStoreInt64(addr *int64, val int64, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicWord64, pos)
 	atomic.StoreInt64(addr, val)
 }
 
 // AtomicStoreUint32 is atomic.StoreUint32(addr, val) under control.
 func AtomicStoreUint32(addr *uint32, val uint32, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicWord32, pos)
 	atomic.StoreUint32(addr, val)
 }
 
 // AtomicStoreUint64 is atomic.StoreUint64(addr, val) under control.
 func AtomicStoreUint64(addr *uint64, val uint64, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicWord64, pos)
 	atomic.StoreUint64(addr, val)
 }
 
 // AtomicStoreUintptr is atomic.StoreUintptr(addr, val) under control.
 func AtomicStoreUintptr(addr *uintptr, val uintptr, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicUintptr, pos)
 	atomic.StoreUintptr(addr, val)
 }
 
 // AtomicSwapInt32 is atomic.SwapInt32(addr, new) under control.
 func AtomicSwapInt32(addr *int32, new int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.SwapInt32(addr, new)
 }
 
 // AtomicSwapInt64 is atomic.SwapInt64(addr, new) under control.
 func AtomicSwapInt64(addr *int64, new int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.SwapInt64(addr, new)
 }
 
 // AtomicSwapUint32 is atomic.SwapUint32(addr, new) under control.
 func AtomicSwapUint32(addr *uint32, new uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.SwapUint32(addr, new)
 }
 
 // AtomicSwapUint64 is atomic.SwapUint64(addr, new) under control.
 func AtomicSwapUint64(addr *uint64, new uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.SwapUint64(addr, new)
 }
 
 // AtomicSwapUintptr is atomic.SwapUintptr(addr, new) under control.
 func AtomicSwapUintptr(addr *uintptr, new uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.SwapUintptr(addr, new)
 }
 
 // AtomicCompareAndSwapInt32 is atomic.CompareAndSwapInt32(addr, old, new) under control.
 func AtomicCompareAndSwapInt32(addr *int32, old int32, new int32, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.CompareAndSwapInt32(addr, old, new)
 }
 
 // AtomicCompareAndSwapInt64 is atomic.CompareAndSwapInt64(addr, old, new) under control.
 func AtomicCompareAndSwapInt64(addr *int64, old int64, new int64, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.CompareAndSwapInt64(addr, old, new)
 }
 
 // AtomicCompareAndSwapUint32 is atomic.CompareAndSwapUint32(addr, old, new) under control.
 func AtomicCompareAndSwapUint32(addr *uint32, old uint32, new uint32, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord32, pos)
 	return atomic.CompareAndSwapUint32(addr, old, new)
 }
 
 // AtomicCompareAndSwapUint64 is atomic.CompareAndSwapUint64(addr, old, new) under control.
 func AtomicCompareAndSwapUint64(addr *uint64, old uint64, new uint64, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicWord64, pos)
 	return atomic.CompareAndSwapUint64(addr, old, new)
 }
 
 // AtomicCompareAndSwapUintptr is atomic.CompareAndSwapUintptr(addr, old, new) under control.
 func AtomicCompareAndSwapUintptr(addr *uintptr, old uintptr, new uintptr, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicUintptr, pos)
 	return atomic.CompareAndSwapUintptr(addr, old, new)
 }
 
 // AtomicLoadPointer is atomic.LoadPointer(addr) under control.
 func AtomicLoadPointer(addr *unsafe.Pointer, pos Pos) (val unsafe.Pointer) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(addr), atomicPointer, pos)
 	return atomic.LoadPointer(addr)
 }
 
 // AtomicStorePointer is atomic.StorePointer(addr, val) under control.
 func AtomicStorePointer(addr *unsafe.Pointer, val unsafe.Pointer, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(addr), atomicPointer, pos)
 	atomic.StorePointer(addr, val)
 }
 
 // AtomicSwapPointer is atomic.SwapPointer(addr, new) under control.
 func AtomicSwapPointer(addr *unsafe.Pointer, new unsafe.Pointer, pos Pos) (old unsafe.Pointer) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicPointer, pos)
 	return atomic.SwapPointer(addr, new)
 }
 
 // AtomicCompareAndSwapPointer is atomic.CompareAndSwapPointer(addr, old, new) under control.
 func AtomicCompareAndSwapPointer(addr *unsafe.Pointer, old unsafe.Pointer, new unsafe.Pointer, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(addr), atomicPointer, pos)
 	return atomic.CompareAndSwapPointer(addr, old, new)
 }
 
 // AtomicBoolLoad is x.Load() under control.
 func AtomicBoolLoad(x *atomic.Bool, pos Pos) (val bool) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Load()
 }
 
 // AtomicBoolStore is x.Store(val) under control.
 func AtomicBoolStore(x *atomic.Bool, val bool, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicWord32, pos)
 	x.Store(val)
 }
 
 // AtomicBoolSwap is x.Swap(new) under control.
 func AtomicBoolSwap(x *atomic.Bool, new bool, pos Pos) (old bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Swap(new)
 }
 
 // AtomicBoolCompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicBoolCompareAndSwap(x *atomic.Bool, old bool, new bool, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicInt32Load is x.Load() under control.
 func AtomicInt32Load(x *atomic.Int32, pos Pos) (val int32) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Load()
 }
 
 // AtomicInt32Store is x.Store(val) under control.
 func AtomicInt32Store(x *atomic.Int32, val int32, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicWord32, pos)
 	x.Store(val)
 }
 
 // AtomicInt32Swap is x.Swap(new) under control.
 func AtomicInt32Swap(x *atomic.Int32, new int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Swap(new)
 }
 
 // AtomicInt32CompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicInt32CompareAndSwap(x *atomic.Int32, old int32, new int32, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicInt32Add is x.Add(delta) under control.
 func AtomicInt32Add(x *atomic.Int32, delta int32, pos Pos) (new int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Add(delta)
 }
 
 // AtomicInt32And is x.And(mask) under control.
 func AtomicInt32And(x *atomic.Int32, mask int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.And(mask)
 }
 
 // AtomicInt32Or is x.Or(mask) under control.
 func AtomicInt32Or(x *atomic.Int32, mask int32, pos Pos) (old int32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Or(mask)
 }
 
 // AtomicInt64Load is x.Load() under control.
 func AtomicInt64Load(x *atomic.Int64, pos Pos) (val int64) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Load()
 }
 
 // AtomicInt64Store is x.Store(val) under control.
 func AtomicInt64Store(x *atomic.Int64, val int64, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicWord64, pos)
 	x.Store(val)
 }
 
 // AtomicInt64Swap is x.Swap(new) under control.
 func AtomicInt64Swap(x *atomic.Int64, new int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Swap(new)
 }
 
 // AtomicInt64CompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicInt64CompareAndSwap(x *atomic.Int64, old int64, new int64, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicInt64Add is x.Add(delta) under control.
 func AtomicInt64Add(x *atomic.Int64, delta int64, pos Pos) (new int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Add(delta)
 }
 
 // AtomicInt64And is x.And(mask) under control.
 func AtomicInt64And(x *atomic.Int64, mask int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.And(mask)
 }
 
 // AtomicInt64Or is x.Or(mask) under control.
 func AtomicInt64Or(x *atomic.Int64, mask int64, pos Pos) (old int64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Or(mask)
 }
 
 // AtomicUint32Load is x.Load() under control.
 func AtomicUint32Load(x *atomic.Uint32, pos Pos) (val uint32) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Load()
 }
 
 // AtomicUint32Store is x.Store(val) under control.
 func AtomicUint32Store(x *atomic.Uint32, val uint32, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicWord32, pos)
 	x.Store(val)
 }
 
 // AtomicUint32Swap is x.Swap(new) under control.
 func AtomicUint32Swap(x *atomic.Uint32, new uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Swap(new)
 }
 
 // AtomicUint32CompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicUint32CompareAndSwap(x *atomic.Uint32, old uint32, new uint32, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUint32Add is x.Add(delta) under control.
 func AtomicUint32Add(x *atomic.Uint32, delta uint32, pos Pos) (new uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Add(delta)
 }
 
 // AtomicUint32And is x.And(mask) under control.
 func AtomicUint32And(x *atomic.Uint32, mask uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.And(mask)
 }
 
 // AtomicUint32Or is x.Or(mask) under control.
 func AtomicUint32Or(x *atomic.Uint32, mask uint32, pos Pos) (old uint32) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord32, pos)
 	return x.Or(mask)
 }
 
 // AtomicUint64Load is x.Load() under control.
 func AtomicUint64Load(x *atomic.Uint64, pos Pos) (val uint64) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Load()
 }
 
 // AtomicUint64Store is x.Store(val) under control.
 func AtomicUint64Store(x *atomic.Uint64, val uint64, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicWord64, pos)
 	x.Store(val)
 }
 
 // AtomicUint64Swap is x.Swap(new) under control.
 func AtomicUint64Swap(x *atomic.Uint64, new uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Swap(new)
 }
 
 // AtomicUint64CompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicUint64CompareAndSwap(x *atomic.Uint64, old uint64, new uint64, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUint64Add is x.Add(delta) under control.
 func AtomicUint64Add(x *atomic.Uint64, delta uint64, pos Pos) (new uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Add(delta)
 }
 
 // AtomicUint64And is x.And(mask) under control.
 func AtomicUint64And(x *atomic.Uint64, mask uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.And(mask)
 }
 
 // AtomicUint64Or is x.Or(mask) under control.
 func AtomicUint64Or(x *atomic.Uint64, mask uint64, pos Pos) (old uint64) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicWord64, pos)
 	return x.Or(mask)
 }
 
 // AtomicUintptrLoad is x.Load() under control.
 func AtomicUintptrLoad(x *atomic.Uintptr, pos Pos) (val uintptr) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.Load()
 }
 
 // AtomicUintptrStore is x.Store(val) under control.
 func AtomicUintptrStore(x *atomic.Uintptr, val uintptr, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicUintptr, pos)
 	x.Store(val)
 }
 
 // AtomicUintptrSwap is x.Swap(new) under control.
 func AtomicUintptrSwap(x *atomic.Uintptr, new uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.Swap(new)
 }
 
 // AtomicUintptrCompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicUintptrCompareAndSwap(x *atomic.Uintptr, old uintptr, new uintptr, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUintptrAdd is x.Add(delta) under control.
 func AtomicUintptrAdd(x *atomic.Uintptr, delta uintptr, pos Pos) (new uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.Add(delta)
 }
 
 // AtomicUintptrAnd is x.And(mask) under control.
 func AtomicUintptrAnd(x *atomic.Uintptr, mask uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.And(mask)
 }
 
 // AtomicUintptrOr is x.Or(mask) under control.
 func AtomicUintptrOr(x *atomic.Uintptr, mask uintptr, pos Pos) (old uintptr) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicUintptr, pos)
 	return x.Or(mask)
 }
 
 // AtomicPointerLoad is x.Load() under control.
 func AtomicPointerLoad[T any](x *atomic.Pointer[T], pos Pos) (val *T) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicPointer, pos)
 	return x.Load()
 }
 
 // AtomicPointerStore is x.Store(val) under control.
 func AtomicPointerStore[T any](x *atomic.Pointer[T], val *T, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicPointer, pos)
 	x.Store(val)
 }
 
 // AtomicPointerSwap is x.Swap(new) under control.
 func AtomicPointerSwap[T any](x *atomic.Pointer[T], new *T, pos Pos) (old *T) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicPointer, pos)
 	return x.Swap(new)
 }
 
 // AtomicPointerCompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicPointerCompareAndSwap[T any](x *atomic.Pointer[T], old *T, new *T, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicPointer, pos)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicValueLoad is x.Load() under control.
 func AtomicValueLoad(x *atomic.Value, pos Pos) (val any) {
-	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicLoad, unsafe.Pointer(x), atomicValue, pos)
 	return x.Load()
 }
 
 // AtomicValueStore is x.Store(val) under control.
 func AtomicValueStore(x *atomic.Value, val any, pos Pos) {
-	atomicPoint(OpAtomicStore, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicStore, unsafe.Pointer(x), atomicValue, pos)
 	x.Store(val)
 }
 
 // AtomicValueSwap is x.Swap(new) under control.
 func AtomicValueSwap(x *atomic.Value, new any, pos Pos) (old any) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicValue, pos)
 	return x.Swap(new)
 }
 
 // AtomicValueCompareAndSwap is x.CompareAndSwap(old, new) under control.
 func AtomicValueCompareAndSwap(x *atomic.Value, old any, new any, pos Pos) (swapped bool) {
-	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), pos)
+	atomicPoint(OpAtomicRMW, unsafe.Pointer(x), atomicValue, pos)
 	return x.CompareAndSwap(old, new)
 }

@@ -107,6 +107,8 @@ type Exec struct {
 	// rand is the execution's source for math/rand's top-level functions (rand.go), made
 	// on first use and dropped at reset, so that every execution draws the same values.
 	rand *randSource
+	// atomics is the state of the atomic variables, for an AtomicsObserver (atomicstate.go).
+	atomics atomicVars
 
 	// runLen counts the steps the last goroutine has executed in a row while another
 	// goroutine was enabled; fairSteps is the bound at which it is made to yield (fair.go).
@@ -184,6 +186,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.cycleSince = -1
 	e.clock.reset()
 	e.rand = nil
+	e.atomics.reset(s)
 	e.runLen = 0
 	e.ended = false
 	e.aborting = false

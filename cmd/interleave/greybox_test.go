@@ -10,9 +10,10 @@ import (
 // TestGreyboxFindsSafestack: interleave test -strategy greybox finds SCTBench-Go's
 // misc/safestack — an ABA that needs about six preemptions, which no technique of the study
 // found in 100,000 schedules — at seed 1 within the study's 10,000, with racy scheduling points
-// as the bench runs it: the double ownership first shows as a race on an item's value, whose
-// accesses then become points, and the corpus schedule that showed it is mutated on them into
-// the assertion failure. The saved schedule replays to the same failure.
+// as the bench runs it: the states of the stack's atomic variables are coverage, which leads
+// to the double ownership; it first shows as a race on an item's value, whose accesses then
+// become points, and the schedule that showed it is mutated on them into the assertion
+// failure. The saved schedule replays to the same failure.
 func TestGreyboxFindsSafestack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an SCTBench-Go benchmark")

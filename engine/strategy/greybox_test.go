@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -218,4 +219,85 @@ type endSpy struct {
 func (s *endSpy) End(r *engine.Result) {
 	s.end(r)
 	s.Strategy.End(r)
+}
+
+// TestGreyboxCoversAtomicStates: the test body and a goroutine it starts race to
+// CompareAndSwap a variable from 0, at the same position; whichever is first leaves its
+// value. The two orders make the same pair of operations and differ only in the variable's
+// value: only the atomic state tells them apart, and the corpus holds schedules of both.
+func TestGreyboxCoversAtomicStates(t *testing.T) {
+	body := func(t *engine.T) {
+		var v atomic.Int32
+		cas := func(i int32) { engine.AtomicInt32CompareAndSwap(&v, 0, i, "c.go:1") }
+		engine.Go(func() { cas(1) }, "c.go:2")
+		cas(2)
+	}
+	g := NewGreybox(1)
+	engine.Explore(body, engine.Config{Strategy: g, Schedules: 200})
+	var winners []engine.GID // the goroutine of each schedule's first CompareAndSwap
+	for _, e := range g.corpus {
+		for _, p := range e.picks {
+			if g.pos["c.go:1"] == p.pos {
+				winners = append(winners, p.g)
+				break
+			}
+		}
+	}
+	slices.Sort(winners)
+	if winners = slices.Compact(winners); !slices.Equal(winners, []engine.GID{0, 1}) {
+		t.Errorf("the corpus holds schedules whose first CompareAndSwap is by %v, want one by each goroutine (0 and 1)", winners)
+	}
+}
+
+// TestGreyboxFocusesOnNewRaces: the executions after one that shows a race first seen are
+// all mutants of it, greyboxFocus of them; an execution that shows only races seen before
+// changes nothing.
+func TestGreyboxFocusesOnNewRaces(t *testing.T) {
+	body := func(t *engine.T) {
+		var x, y int
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 2, "r.go:1")
+		for range 2 {
+			engine.Go(func() {
+				engine.Write(unsafe.Pointer(&x), "r.go:2")
+				x++
+				engine.WGDone(&wg, "r.go:3")
+			}, "r.go:4")
+		}
+		engine.WGWait(&wg, "r.go:5")
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(&y), "r.go:6")
+			y++
+		}, "r.go:7")
+		engine.Write(unsafe.Pointer(&y), "r.go:8") // races with r.go:6 in some schedules only
+		y++
+	}
+	g := NewGreybox(4)
+	var focus *greyboxEntry
+	left, focused, execs := 0, 0, 0
+	var err error
+	engine.Explore(body, engine.Config{Strategy: g, Schedules: 1000, Races: true, Points: engine.PointsRacy,
+		OnExecution: func(_ int, r *engine.Result) {
+			execs++
+			if err != nil {
+				return
+			}
+			if left > 0 {
+				if g.base != focus {
+					err = fmt.Errorf("execution %d: not a mutant of the schedule that showed a new race, %d executions after it", execs, greyboxFocus-left)
+					return
+				}
+				left--
+			}
+			if g.focusLeft == greyboxFocus {
+				focus, left = g.focus, greyboxFocus
+				focused++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if focused != 2 {
+		t.Errorf("%d executions were focused on, want 2 (one per race)", focused)
+	}
 }

@@ -369,3 +369,13 @@ func (p *Portfolio) Probe() bool {
 	x, ok := p.members[p.cur].s.(engine.Prober)
 	return ok && x.Probe()
 }
+
+// ObservesAtomics implements engine.AtomicsObserver: whether the current member observes the
+// atomic variables (a greybox member does).
+func (p *Portfolio) ObservesAtomics() bool {
+	if p.cur < 0 {
+		return false
+	}
+	o, ok := p.members[p.cur].s.(engine.AtomicsObserver)
+	return ok && o.ObservesAtomics()
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -626,4 +627,41 @@ func TestPortfolioConfiguration(t *testing.T) {
 	if _, _, err := strategy.PortfolioMember(map[string]string{"pct.d": "3"}); err == nil {
 		t.Error("PortfolioMember without member: no error")
 	}
+}
+
+// TestPortfolioObservesAtomicsOfItsMember: a portfolio observes the atomic variables in the
+// executions of a member that does (greybox), and not in the others'.
+func TestPortfolioObservesAtomicsOfItsMember(t *testing.T) {
+	p, err := strategy.NewPortfolio(strategy.NewGreybox(1), strategy.NewRandom(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var observed []bool
+	var states []bool
+	engine.Explore(func(*engine.T) {
+		var v atomic.Int32
+		engine.AtomicInt32Store(&v, 1, "o.go:1")
+		engine.AtomicInt32Load(&v, "o.go:2")
+	}, engine.Config{Strategy: &stateSpy{Portfolio: p, saw: &states}, Schedules: 4, KeepGoing: true,
+		OnExecution: func(int, *engine.Result) { observed = append(observed, p.ObservesAtomics()) }})
+	if want := []bool{true, false, true, false}; !slices.Equal(observed, want) || !slices.Equal(states, want) {
+		t.Errorf("observed %v, a state seen %v, want %v", observed, states, want)
+	}
+}
+
+// stateSpy records, per execution, whether its last decision saw a state (not 0).
+type stateSpy struct {
+	*strategy.Portfolio
+	saw  *[]bool
+	seen bool
+}
+
+func (s *stateSpy) Pick(d *engine.Decision) engine.GID {
+	s.seen = d.AtomicState() != 0
+	return s.Portfolio.Pick(d)
+}
+
+func (s *stateSpy) End(r *engine.Result) {
+	*s.saw = append(*s.saw, s.seen)
+	s.Portfolio.End(r)
 }

@@ -28,6 +28,7 @@ type fn struct {
 	params  []param // parameters before pos
 	result  string  // result list, "" for none
 	kind    string  // OpAtomicLoad, OpAtomicStore, OpAtomicRMW
+	rep     string  // how the state reads the variable (atomicstate.go)
 	call    string  // the real operation
 	doc     string  // what it is, for the doc comment
 }
@@ -91,6 +92,7 @@ func function(op, suffix, typ string) fn {
 	name := op + suffix
 	return fn{
 		name:   "Atomic" + name,
+		rep:    repOf(suffix),
 		obj:    "addr",
 		params: append([]param{{"addr", "*" + typ}}, ps...),
 		result: res,
@@ -105,6 +107,7 @@ func method(typName, tparams, targs, op, valType string) fn {
 	ps, res := instantiate(op, valType)
 	return fn{
 		name:    "Atomic" + typName + op,
+		rep:     repOf(typName),
 		tparams: tparams,
 		obj:     "x",
 		params:  append([]param{{"x", "*atomic." + typName + targs}}, ps...),
@@ -113,6 +116,23 @@ func method(typName, tparams, targs, op, valType string) fn {
 		call:    fmt.Sprintf("x.%s(%s)", op, names(ps)),
 		doc:     fmt.Sprintf("x.%s(%s)", op, names(ps)),
 	}
+}
+
+// repOf is the atomicRep of the variables of a function's suffix or a type's name.
+func repOf(name string) string {
+	switch name {
+	case "Int32", "Uint32", "Bool":
+		return "atomicWord32"
+	case "Int64", "Uint64":
+		return "atomicWord64"
+	case "Uintptr":
+		return "atomicUintptr"
+	case "Pointer":
+		return "atomicPointer"
+	case "Value":
+		return "atomicValue"
+	}
+	panic("no atomicRep for " + name)
 }
 
 func prefixComma(s string) string {
@@ -176,10 +196,14 @@ import (
 	"unsafe"
 )
 
-// atomicPoint is the scheduling point before an atomic operation of the given kind on addr.
-func atomicPoint(kind OpKind, addr unsafe.Pointer, pos Pos) {
+// atomicPoint is the scheduling point before an atomic operation of the given kind on addr,
+// whose value the state of an AtomicsObserver reads as rep.
+func atomicPoint(kind OpKind, addr unsafe.Pointer, rep atomicRep, pos Pos) {
 	e, g := current(pos)
 	if g != nil {
+		if e.atomics.on {
+			e.atomics.note(addr, rep)
+		}
 		e.point(g, kind, uintptr(addr), pos)
 		e.raceAtomic(g, kind, uintptr(addr))
 		if e.race != nil {
@@ -201,7 +225,7 @@ func generate() []byte {
 		ps = append(ps, "pos Pos")
 		fmt.Fprintf(&b, "\n// %s is %s under control.\n", f.name, f.doc)
 		fmt.Fprintf(&b, "func %s%s(%s) %s {\n", f.name, f.tparams, strings.Join(ps, ", "), f.result)
-		fmt.Fprintf(&b, "\tatomicPoint(%s, unsafe.Pointer(%s), pos)\n", f.kind, f.obj)
+		fmt.Fprintf(&b, "\tatomicPoint(%s, unsafe.Pointer(%s), %s, pos)\n", f.kind, f.obj, f.rep)
 		if f.result != "" {
 			fmt.Fprintf(&b, "\treturn %s\n", f.call)
 		} else {

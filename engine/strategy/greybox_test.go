@@ -301,3 +301,22 @@ func TestGreyboxFocusesOnNewRaces(t *testing.T) {
 		t.Errorf("%d executions were focused on, want 2 (one per race)", focused)
 	}
 }
+
+// TestGreyboxStatesAreBounded: a program whose atomic variable holds a value that differs in
+// every execution (here from a counter outside the test) shows a new state each time; once
+// maxStates were covered, states no longer make an execution join the corpus.
+func TestGreyboxStatesAreBounded(t *testing.T) {
+	var runs int32
+	body := func(t *engine.T) {
+		var v atomic.Int32
+		runs++
+		engine.AtomicInt32Store(&v, runs, "s.go:1")
+		engine.AtomicInt32Load(&v, "s.go:2")
+	}
+	g := NewGreybox(1)
+	g.maxStates = 50
+	engine.Explore(body, engine.Config{Strategy: g, Schedules: 500})
+	if g.states != g.maxStates || g.Corpus() > g.maxStates {
+		t.Errorf("%d states covered, corpus of %d: want %d states and at most as many schedules", g.states, g.Corpus(), g.maxStates)
+	}
+}

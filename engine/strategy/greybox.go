@@ -26,11 +26,11 @@ import (
 // schedules that order the same operations but leave a lock-free structure in different
 // states — the link that safestack's ABA restores to a stale value. With pairs alone, 21 of
 // seeds 1–40 found safestack's bug within 10,000 executions; with states (and the focus on
-// races below), 37, half of them within 3,754. An execution that covers an element not covered before, or that shows a
-// data race, joins the corpus. States stop counting once greyboxMaxStates distinct ones were
-// covered: a program that keeps values from its data nondeterminism (a rand value) or from
-// earlier executions in its atomics shows new states in every execution, which would make
-// every execution join the corpus.
+// races below), 37, half of them within 3,754. An execution that covers an element not
+// covered before, or that shows a data race, joins the corpus. States stop counting once
+// greyboxMaxStates distinct ones were covered: a program that keeps values from its data
+// nondeterminism (a rand value) or from earlier executions in its atomics shows new states
+// in every execution, which would make every execution join the corpus.
 //
 // An execution that shows a data race first seen by this scheduler is the focus of the next
 // greyboxFocus executions, all of them its mutants: a race is two accesses that the schedule

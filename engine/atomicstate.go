@@ -30,10 +30,13 @@ type AtomicsObserver interface {
 type atomicRep uint8
 
 const (
-	atomicWord32  atomicRep = 1 // int32, uint32, atomic.Bool
-	atomicWord64  atomicRep = 2 // int64, uint64
-	atomicPointer atomicRep = 3 // unsafe.Pointer, atomic.Pointer: nil or not, addresses differ from one execution to the next
-	atomicValue   atomicRep = 4 // atomic.Value: the dynamic type of its value, which is the same in every execution
+	atomicWord32 atomicRep = 1 // int32, uint32, atomic.Bool
+	atomicWord64 atomicRep = 2 // int64, uint64
+	// unsafe.Pointer, atomic.Pointer: nil or not (addresses differ from one execution to the
+	// next).
+	atomicPointer atomicRep = 3
+	// atomic.Value: the dynamic type of its value (the same in every execution).
+	atomicValue atomicRep = 4
 	// atomicUintptr is atomicWord32 or atomicWord64, as uintptr is 4 or 8 bytes.
 	atomicUintptr = atomicWord32 + atomicRep(unsafe.Sizeof(uintptr(0))>>3)
 )

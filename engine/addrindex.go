@@ -2,12 +2,14 @@ package engine
 
 import "math/bits"
 
-// addrIndex maps the addresses the race detector has seen to their words of history
-// (raceshadow.go): a hash table with open addressing and linear probing, at most half full.
-// It replaces a Go map on the detector's path of every access: a lookup is a multiplication, a
-// shift and, nearly always, one comparison, and an insertion calls nothing — it runs on the
-// stack of the program's goroutine, where the runtime's map assignment was deep enough to make
-// a new goroutine copy its stack. Address 0 marks an empty slot (the detector ignores nil).
+// addrIndex maps addresses to indices: those the race detector has seen to their words of
+// history (raceshadow.go), and the atomic variables to their places in the state an
+// AtomicsObserver reads (atomicstate.go). It is a hash table with open addressing and linear
+// probing, at most half full, in place of a Go map on paths that run at the program's
+// operations: a lookup is a multiplication, a shift and, nearly always, one comparison, and an
+// insertion calls nothing — it runs on the stack of the program's goroutine, where the
+// runtime's map assignment was deep enough to make a new goroutine copy its stack. Address 0
+// marks an empty slot (neither user has nil addresses).
 type addrIndex struct {
 	keys  []uintptr
 	vals  []int32

@@ -3,6 +3,8 @@ package engine
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/interleave-dev/interleave/engine/internal/splitmix"
 )
 
 // The values of the program's atomic variables, for strategies that steer by them.
@@ -51,7 +53,7 @@ type atomicVar struct {
 // atomicVars is the state of an execution's atomic variables.
 type atomicVars struct {
 	on    bool
-	index map[uintptr]int32 // the variables, by address, in the order first used
+	index addrIndex // address -> index in vars, the order first used
 	vars  []atomicVar
 	hash  uint64 // the XOR of the variables' contributions
 	upTo  int    // the steps of the trace whose writes the hash includes
@@ -60,7 +62,7 @@ type atomicVars struct {
 func (a *atomicVars) reset(s Strategy) {
 	o, ok := s.(AtomicsObserver)
 	a.on = ok && o.ObservesAtomics()
-	clear(a.index)
+	a.index.reset()
 	clear(a.vars) // drop the pointers
 	a.vars = a.vars[:0]
 	a.hash, a.upTo = 0, 0
@@ -68,14 +70,11 @@ func (a *atomicVars) reset(s Strategy) {
 
 // note records the variable at p, about to be used by an atomic operation.
 func (a *atomicVars) note(p unsafe.Pointer, rep atomicRep) {
-	if _, ok := a.index[uintptr(p)]; ok {
+	if _, ok := a.index.get(uintptr(p)); ok {
 		return
 	}
-	if a.index == nil {
-		a.index = make(map[uintptr]int32)
-	}
 	i := len(a.vars)
-	a.index[uintptr(p)] = int32(i)
+	a.index.put(uintptr(p), int32(i))
 	v := atomicVar{p: p, rep: rep}
 	v.mix = atomicMix(i, v.read())
 	a.vars = append(a.vars, v)
@@ -111,7 +110,7 @@ func (a *atomicVars) state(trace []traceStep) uint64 {
 		}
 		switch t.op() {
 		case OpAtomicStore, OpAtomicRMW:
-			if i, ok := a.index[t.obj]; ok {
+			if i, ok := a.index.get(t.obj); ok {
 				v := &a.vars[i]
 				a.hash ^= v.mix
 				v.mix = atomicMix(int(i), v.read())
@@ -123,13 +122,9 @@ func (a *atomicVars) state(trace []traceStep) uint64 {
 	return a.hash
 }
 
-// atomicMix is variable i's contribution to the hash when its value is v (SplitMix64's
-// finalizer of the two combined).
+// atomicMix is variable i's contribution to the hash when its value is v.
 func atomicMix(i int, v uint64) uint64 {
-	z := v ^ (uint64(i)+1)*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(v ^ (uint64(i)+1)*0x9e3779b97f4a7c15)
 }
 
 // AtomicState is a hash of the values of the atomic variables the execution has used so far

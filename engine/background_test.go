@@ -273,9 +273,9 @@ func (c *cycleChecker) Pick(d *engine.Decision) engine.GID {
 
 // TestLockCycleWalksAgree: the engine's walk of the waits for locks (Floyd's, which keeps no
 // path) finds the same lock cycle, in the same order, as a walk that keeps its path, from
-// every goroutine at every step, among philosophers (a ring of five mutexes, each taken with the next: cycles of up to
-// five) and goroutines queued behind them on the ring's mutexes (chains into a cycle that do
-// not belong to it).
+// every goroutine at every step, among philosophers (a ring of five mutexes, each taken with
+// the next: cycles of up to five) and goroutines queued behind them on the ring's mutexes
+// (chains into a cycle that do not belong to it).
 func TestLockCycleWalksAgree(t *testing.T) {
 	body := func(t *engine.T) {
 		var forks [5]sync.Mutex

@@ -129,9 +129,9 @@ func (c *enabledChecker) Pick(d *engine.Decision) engine.GID {
 }
 
 // TestEnabledOneByOneIsTheList: the count, the i-th enabled goroutine, the walk by
-// NextEnabled and the ranks of EnabledBefore, which the engine answers without the list when waiters are flipped a word at
-// a time or the list is long, are exactly the list, through mutexes with many waiters, a
-// synctest bubble and the fairness rule.
+// NextEnabled and the ranks of EnabledBefore, which the engine answers without the list when
+// waiters are flipped a word at a time or the list is long, are exactly the list, through
+// mutexes with many waiters, a synctest bubble and the fairness rule.
 func TestEnabledOneByOneIsTheList(t *testing.T) {
 	for _, tc := range []struct {
 		name string

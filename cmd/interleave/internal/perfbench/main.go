@@ -10,9 +10,8 @@
 //     result's Elapsed / Schedules, random walk, default points and race detection; the
 //     many-goroutine tests under the default strategy too, the portfolio whose members each
 //     have their own cost per step) against the native test binary's time per run
-//     (-test.count), and the
-//     exploring process's peak resident memory (the result's PeakMemory) against the native
-//     test binary's;
+//     (-test.count), and the exploring process's peak resident memory (the result's
+//     PeakMemory) against the native test binary's;
 //   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines|LimitedGroup' in engine,
 //     whose figures are ratios measured in that one run.
 //

@@ -154,6 +154,19 @@ func (d *Decision) EnabledAt(i int) GID {
 	return d.e.enabledAt(i)
 }
 
+// EnabledWords returns the enabled goroutines as a set of bits, goroutine g at bit g%64 of
+// word g/64 (words past the last enabled goroutine may be missing), or nil when the decision
+// offers a list instead (the fairness rule's one goroutine, or WithEnabled): then Enabled is
+// the set. A strategy that keeps its own sets of goroutines combines them with it a word at a
+// time (POS with thousands of goroutines). The words are the engine's: read them during Pick
+// only, and do not change them.
+func (d *Decision) EnabledWords() []uint64 {
+	if d.list != nil || d.e == nil {
+		return nil
+	}
+	return d.e.en.words
+}
+
 // NextEnabled returns the first enabled goroutine whose id is at least g, or NoGoroutine:
 // a strategy that looks for an enabled goroutine with some property, in id order, walks them
 // with it and stops at the one it wants, without the whole list being built.

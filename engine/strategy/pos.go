@@ -53,6 +53,9 @@ type POS struct {
 	chanReassigned, selectReassigned int32
 	last                             engine.GID
 	lastOp                           engine.Op // the operation the previous step executed
+	// scale is the state in batches (posscale.go), active from scaleFrom goroutines on.
+	scale     posScale
+	scaleFrom int
 }
 
 // posEvent is what the staleness of a goroutine's priority depends on: its pending event.
@@ -63,11 +66,16 @@ type posEvent struct {
 
 // posObject is an object's reassignments: the last decisions at which all the events on it,
 // and those of them that write, were reassigned.
-type posObject struct{ all, writers int32 }
+type posObject struct {
+	all, writers int32
+	// In batches (posscale.go): the goroutines whose pending event writes, and reads, the object.
+	writes, reads gidSet
+}
 
 // NewPOS returns POS whose executions use the seeds generated from seed.
 func NewPOS(seed uint64) *POS {
-	return &POS{seeds: newSeeds(seed), last: engine.NoGoroutine, objs: map[uintptr]*posObject{}}
+	return &POS{seeds: newSeeds(seed), last: engine.NoGoroutine, objs: map[uintptr]*posObject{},
+		scaleFrom: posScaleFrom, scale: posScale{maxBatches: posMaxBatches, heapSlack: posHeapSlack}}
 }
 
 // Name implements engine.Strategy.
@@ -90,12 +98,16 @@ func (p *POS) Begin() bool {
 	p.chanReassigned, p.selectReassigned = 0, 0
 	p.last = engine.NoGoroutine
 	p.lastOp = engine.Op{}
+	p.scale.reset()
 	return true
 }
 
 // Pick implements engine.Strategy.
 func (p *POS) Pick(d *engine.Decision) engine.GID {
 	p.step++
+	if p.scale.active {
+		return p.pickScaled(d)
+	}
 	// Reassignment: the events racing with the step just executed (Dependent), the executing
 	// goroutine's next event among them, get fresh priorities — marked stale here, drawn when
 	// compared. Between two decisions only the goroutine that ran has a new pending event, and
@@ -123,6 +135,10 @@ func (p *POS) Pick(d *engine.Decision) engine.GID {
 		p.prio = append(p.prio, 0)
 		p.drawn = append(p.drawn, 0)
 		p.events = append(p.events, p.event(d.Pending(engine.GID(g))))
+	}
+	if d.NumEnabled() >= p.scaleFrom {
+		p.enterScale(d.Goroutines)
+		return p.decideScaled(d)
 	}
 	best := engine.NoGoroutine
 	for _, g := range d.Enabled() {

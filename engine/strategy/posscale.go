@@ -1,0 +1,556 @@
+package strategy
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/interleave-dev/interleave/engine"
+)
+
+// POS among thousands of goroutines.
+//
+// POS as written in pos.go looks at every enabled goroutine at every decision, and draws a
+// priority for each one whose event was reassigned: after a mutex that 10,000 goroutines wait
+// for is unlocked, each decision draws up to 10,000 priorities, and an execution is quadratic
+// in the number of goroutines (issue 19). Once posScaleFrom goroutines are enabled at a
+// decision, POS keeps, for the rest of the execution, the same distribution of schedules with
+// work per decision that is a pass over words of goroutine sets, not over goroutines:
+//
+//   - A batch is a set of goroutines whose priorities have not been drawn and are, given
+//     everything the execution has compared so far, independent and uniform below the
+//     batch's bound. The fresh batch, bound 1, holds the goroutines whose event is new or was
+//     reassigned: a reassignment adds every goroutine pending on the object to it a word at a
+//     time (each object keeps the sets of goroutines whose pending event reads or writes it).
+//   - At a decision, the highest priority among a batch's c enabled members is, as the
+//     maximum of c uniforms below the bound b, b·U^(1/c), and which member holds it is uniform
+//     among them: two draws per batch, not c. That member gets the maximum as its priority;
+//     the batch's other enabled members form a new batch whose bound is that maximum (they are
+//     below it, and nothing else is known of them); its disabled members stay where they were,
+//     as nothing was compared of them.
+//   - Goroutines with a drawn priority are in a heap, the highest on top; one whose priority
+//     was reassigned or redrawn since is dropped from it when it comes up.
+//
+// The enabled goroutine with the highest priority runs, as in BasicPOS; the reassignment rule
+// is pos.go's. Only the random draws differ from pos.go's (which draws each priority as it is
+// first compared), so the distribution of schedules is the same and the schedules of a given
+// seed are not: in an execution that never has posScaleFrom goroutines enabled at once —
+// every program of SCTBench (at most 101 goroutines), and most tests — POS stays as pos.go has
+// it, and its executions are those it always had.
+
+// posScaleFrom is the number of goroutines enabled at one decision from which POS switches to
+// batches. Below it, a pass over the enabled goroutines costs less than the batches' upkeep (a
+// worker pool of 1,025 goroutines, ten at a time, is 15% slower in batches).
+const posScaleFrom = 256
+
+// posMaxBatches bounds the batches kept: beyond it, the smallest gets its members' priorities
+// drawn one by one (uniform below its bound, as they are).
+const posMaxBatches = 32
+
+// posScale is POS's state in batches.
+type posScale struct {
+	active bool
+	// maxBatches and heapSlack are posMaxBatches and posHeapSlack (tests lower them).
+	maxBatches, heapSlack int
+	fresh                 *posBatch
+	batches               []*posBatch // fresh first
+	spare                 []*posBatch // emptied batches, for reuse
+	concrete              gidBits     // goroutines whose priority (POS.prio) is drawn and current
+	heap                  []posEntry  // max-heap of drawn priorities; stale entries dropped lazily
+	// compactAt is the heap's length at which its stale entries are dropped all at once:
+	// twice its length after the last compaction plus heapSlack, so that a compaction's pass
+	// is paid for by as many pushes.
+	compactAt int
+	parked    []posEntry // scratch: drawn priorities of disabled goroutines, put back
+	list      gidBits    // scratch: the enabled set when the decision offers a list
+	// chanOps and selects are the goroutines whose pending event is a channel operation, and a
+	// select: a select reassigns every channel operation, and a channel operation every select.
+	chanOps, selects gidSet
+}
+
+// posBatch is a set of goroutines whose undrawn priorities are independent and uniform in
+// [0, bound).
+type posBatch struct {
+	members gidBits
+	bound   float64
+}
+
+// posEntry is a drawn priority in the heap.
+type posEntry struct {
+	prio float64
+	g    engine.GID
+}
+
+// gidBits is a set of goroutines as bits, goroutine g at bit g%64 of word g/64.
+type gidBits []uint64
+
+func (b gidBits) has(g engine.GID) bool {
+	i := int(g >> 6)
+	return i < len(b) && b[i]&(1<<(g&63)) != 0
+}
+
+func (b *gidBits) add(g engine.GID) {
+	i := int(g >> 6)
+	for len(*b) <= i {
+		*b = append(*b, 0)
+	}
+	(*b)[i] |= 1 << (g & 63)
+}
+
+func (b gidBits) remove(g engine.GID) {
+	if i := int(g >> 6); i < len(b) {
+		b[i] &^= 1 << (g & 63)
+	}
+}
+
+func (b gidBits) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gidSet is the set of goroutines pending on an object: a short list while it is small, bits
+// once it is not.
+type gidSet struct {
+	list []engine.GID
+	bits gidBits
+	big  bool
+}
+
+// gidSetList is the size up to which a gidSet is a list.
+const gidSetList = 16
+
+func (s *gidSet) add(g engine.GID) {
+	if s.big {
+		s.bits.add(g)
+		return
+	}
+	s.list = append(s.list, g)
+	if len(s.list) > gidSetList {
+		for _, id := range s.list {
+			s.bits.add(id)
+		}
+		s.list, s.big = s.list[:0], true
+	}
+}
+
+func (s *gidSet) remove(g engine.GID) {
+	if s.big {
+		s.bits.remove(g)
+		return
+	}
+	for i, id := range s.list {
+		if id == g {
+			last := len(s.list) - 1
+			s.list[i] = s.list[last]
+			s.list = s.list[:last]
+			return
+		}
+	}
+}
+
+// words calls f with each word of the set that has members: its index and bits.
+func (s *gidSet) words(f func(i int, m uint64)) {
+	if s.big {
+		for i, w := range s.bits {
+			if w != 0 {
+				f(i, w)
+			}
+		}
+		return
+	}
+	for _, g := range s.list {
+		f(int(g>>6), 1<<(g&63))
+	}
+}
+
+// reset empties the scaled state for a new execution, keeping its memory.
+func (s *posScale) reset() {
+	s.active = false
+	for _, b := range s.batches {
+		clear(b.members)
+		b.members = b.members[:0]
+		if b != s.fresh {
+			s.spare = append(s.spare, b)
+		}
+	}
+	if s.fresh == nil {
+		s.fresh = &posBatch{}
+	}
+	s.fresh.bound = 1
+	s.batches = append(s.batches[:0], s.fresh)
+	clear(s.concrete)
+	s.concrete = s.concrete[:0]
+	s.heap = s.heap[:0]
+	s.compactAt = s.heapSlack
+	s.chanOps, s.selects = gidSet{}, gidSet{}
+}
+
+// newBatch returns an empty batch with the given bound, added to the batches.
+func (s *posScale) newBatch(bound float64) *posBatch {
+	var b *posBatch
+	if n := len(s.spare); n > 0 {
+		b, s.spare = s.spare[n-1], s.spare[:n-1]
+	} else {
+		b = &posBatch{}
+	}
+	b.bound = bound
+	s.batches = append(s.batches, b)
+	return b
+}
+
+// enterScale switches the execution to batches: each goroutine's event joins its objects'
+// sets, and its priority, if drawn and still current, goes to the heap; otherwise the
+// goroutine is fresh. Pick has applied the last step's reassignments as pos.go does.
+func (p *POS) enterScale(goroutines int) {
+	s := &p.scale
+	s.reset()
+	s.active = true
+	for g := range engine.GID(goroutines) {
+		p.join(g)
+		if p.stale(g) {
+			s.fresh.members.add(g)
+		} else {
+			p.setDrawn(g, p.prio[g])
+		}
+	}
+}
+
+// join adds g to the sets of the objects its pending event (p.events[g]) is on.
+func (p *POS) join(g engine.GID) {
+	e := &p.events[g]
+	if e.obj != nil {
+		if e.write {
+			e.obj.writes.add(g)
+		} else {
+			e.obj.reads.add(g)
+		}
+	}
+	if e.chanOp {
+		p.scale.chanOps.add(g)
+	}
+	if e.isSelect {
+		p.scale.selects.add(g)
+	}
+}
+
+// leave removes g from the sets of the objects of its pending event.
+func (p *POS) leave(g engine.GID) {
+	e := &p.events[g]
+	if e.obj != nil {
+		if e.write {
+			e.obj.writes.remove(g)
+		} else {
+			e.obj.reads.remove(g)
+		}
+	}
+	if e.chanOp {
+		p.scale.chanOps.remove(g)
+	}
+	if e.isSelect {
+		p.scale.selects.remove(g)
+	}
+}
+
+// setDrawn gives g the drawn priority prio.
+func (p *POS) setDrawn(g engine.GID, prio float64) {
+	s := &p.scale
+	p.prio[g] = prio
+	s.concrete.add(g)
+	s.push(posEntry{prio, g})
+}
+
+// makeFresh reassigns g's priority: it joins the fresh batch, out of any other.
+func (p *POS) makeFresh(g engine.GID) {
+	s := &p.scale
+	s.concrete.remove(g)
+	for _, b := range s.batches[1:] {
+		b.members.remove(g)
+	}
+	s.fresh.members.add(g)
+}
+
+// reassign makes fresh every goroutine of set, a word at a time.
+func (s *posScale) reassign(set *gidSet) {
+	set.words(func(i int, m uint64) {
+		if i < len(s.concrete) {
+			s.concrete[i] &^= m
+		}
+		for _, b := range s.batches[1:] {
+			if i < len(b.members) {
+				b.members[i] &^= m
+			}
+		}
+		for len(s.fresh.members) <= i {
+			s.fresh.members = append(s.fresh.members, 0)
+		}
+		s.fresh.members[i] |= m
+	})
+}
+
+// pickScaled is Pick in batches: the last step's reassignments, then the decision.
+func (p *POS) pickScaled(d *engine.Decision) engine.GID {
+	s := &p.scale
+	if p.last >= 0 {
+		op := p.lastOp
+		if op.Obj != 0 {
+			o := p.object(op.Obj)
+			s.reassign(&o.writes)
+			if op.Kind.IsWrite() {
+				s.reassign(&o.reads)
+			}
+		}
+		if op.Kind == engine.OpSelect {
+			s.reassign(&s.chanOps)
+		}
+		if isChanOp(op.Kind) {
+			s.reassign(&s.selects)
+		}
+		p.leave(p.last)
+		p.events[p.last] = p.event(d.Pending(p.last))
+		p.join(p.last)
+		p.makeFresh(p.last)
+	}
+	for g := len(p.prio); g < d.Goroutines; g++ {
+		p.prio = append(p.prio, 0)
+		p.drawn = append(p.drawn, 0)
+		p.events = append(p.events, p.event(d.Pending(engine.GID(g))))
+		p.join(engine.GID(g))
+		s.fresh.members.add(engine.GID(g))
+	}
+	return p.decideScaled(d)
+}
+
+// decideScaled picks the enabled goroutine with the highest priority, drawing for each batch
+// the maximum of its enabled members' priorities.
+func (p *POS) decideScaled(d *engine.Decision) engine.GID {
+	s := &p.scale
+	en := gidBits(d.EnabledWords())
+	if en == nil {
+		clear(s.list)
+		s.list = s.list[:0]
+		for _, g := range d.Enabled() {
+			s.list.add(g)
+		}
+		en = s.list
+	}
+	best, bestPrio := p.topEnabled(en)
+	// Only the words that hold enabled goroutines matter.
+	lo, hi := 0, len(en)
+	for lo < hi && en[lo] == 0 {
+		lo++
+	}
+	for hi > lo && en[hi-1] == 0 {
+		hi--
+	}
+	// Each batch's enabled maximum, in the batches' order (new batches are appended after
+	// those that exist now, and need no draw at this decision).
+	for k, n := 0, len(s.batches); k < n; k++ {
+		if holder, top := p.batchMax(s.batches[k], en, lo, hi); holder >= 0 && (best < 0 || top > bestPrio) {
+			best, bestPrio = holder, top
+		}
+	}
+	s.dropEmpty()
+	if len(s.batches) > s.maxBatches {
+		p.drawSmallest()
+	}
+	p.last, p.lastOp = best, d.Pending(best)
+	return best
+}
+
+// batchMax draws the highest priority among b's members enabled in en (whose words from lo to
+// hi hold every enabled goroutine) and which of them holds it, and returns the two
+// (NoGoroutine when none is enabled): that member gets it as its drawn priority, and the
+// others enabled form a new batch below it. The maximum of c uniforms below the bound is
+// bound·U^(1/c), drawn as bound·exp(ln U / c).
+func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64) {
+	hi = min(hi, len(b.members))
+	c := 0
+	for i := lo; i < hi; i++ {
+		c += bits.OnesCount64(b.members[i] & en[i])
+	}
+	if c == 0 {
+		return engine.NoGoroutine, 0
+	}
+	top := b.bound * math.Exp(math.Log(p.rng.Float64())/float64(c))
+	holder := nthOfBoth(b.members[:hi], en, p.rng.IntN(c))
+	var rest gidBits
+	if c > 1 {
+		r := p.scale.newBatch(top)
+		for len(r.members) < hi {
+			r.members = append(r.members, 0)
+		}
+		rest = r.members
+	}
+	for i := lo; i < hi; i++ {
+		if m := b.members[i] & en[i]; m != 0 {
+			b.members[i] &^= m
+			if rest != nil {
+				rest[i] |= m
+			}
+		}
+	}
+	if rest != nil {
+		rest.remove(holder)
+	}
+	p.setDrawn(holder, top)
+	return holder, top
+}
+
+// topEnabled returns the enabled goroutine with the highest drawn priority, and the priority
+// (NoGoroutine when none has one). Entries whose priority is no longer current are dropped;
+// those of disabled goroutines are set aside and put back.
+func (p *POS) topEnabled(en gidBits) (engine.GID, float64) {
+	s := &p.scale
+	if len(s.heap) > s.compactAt {
+		p.compactHeap()
+	}
+	s.parked = s.parked[:0]
+	best, bestPrio := engine.NoGoroutine, 0.0
+	for len(s.heap) > 0 {
+		top := s.heap[0]
+		if !p.current(top) {
+			s.pop()
+			continue
+		}
+		if !en.has(top.g) {
+			s.parked = append(s.parked, s.pop())
+			continue
+		}
+		best, bestPrio = top.g, top.prio
+		break
+	}
+	for _, e := range s.parked {
+		s.push(e)
+	}
+	return best, bestPrio
+}
+
+// posHeapSlack is the number of entries the heap may gain past twice its length after the
+// last compaction before its stale entries are dropped all at once (posScale.compactAt).
+const posHeapSlack = 1024
+
+// current reports whether a heap entry is still its goroutine's priority.
+func (p *POS) current(e posEntry) bool {
+	return p.scale.concrete.has(e.g) && p.prio[e.g] == e.prio
+}
+
+// compactHeap drops the heap's stale entries and restores the heap order.
+func (p *POS) compactHeap() {
+	s := &p.scale
+	h := s.heap[:0]
+	for _, e := range s.heap {
+		if p.current(e) {
+			h = append(h, e)
+		}
+	}
+	s.heap = s.heap[:0]
+	for _, e := range h {
+		s.push(e)
+	}
+	s.compactAt = 2*len(s.heap) + s.heapSlack
+}
+
+// dropEmpty removes the batches with no members, but the fresh one.
+func (s *posScale) dropEmpty() {
+	kept := s.batches[:1]
+	for _, b := range s.batches[1:] {
+		if b.members.empty() {
+			b.members = b.members[:0]
+			s.spare = append(s.spare, b)
+			continue
+		}
+		kept = append(kept, b)
+	}
+	clear(s.batches[len(kept):])
+	s.batches = kept
+}
+
+// drawSmallest draws the priorities of the smallest batch's members one by one, each uniform
+// below its bound, and drops it.
+func (p *POS) drawSmallest() {
+	s := &p.scale
+	k, size := 0, math.MaxInt
+	for i, b := range s.batches[1:] {
+		n := 0
+		for _, w := range b.members {
+			n += bits.OnesCount64(w)
+		}
+		if n < size {
+			k, size = i+1, n
+		}
+	}
+	b := s.batches[k]
+	for i, w := range b.members {
+		for w != 0 {
+			g := engine.GID(i<<6 + bits.TrailingZeros64(w))
+			w &= w - 1
+			p.setDrawn(g, b.bound*p.rng.Float64())
+		}
+	}
+	clear(b.members)
+	s.dropEmpty()
+}
+
+// nthOfBoth returns the k-th goroutine (from 0, in id order) of the intersection of a and b.
+func nthOfBoth(a, b gidBits, k int) engine.GID {
+	for i, w := range a {
+		if i >= len(b) {
+			break
+		}
+		w &= b[i]
+		n := bits.OnesCount64(w)
+		if k >= n {
+			k -= n
+			continue
+		}
+		for ; k > 0; k-- {
+			w &= w - 1
+		}
+		return engine.GID(i<<6 + bits.TrailingZeros64(w))
+	}
+	panic("strategy: nthOfBoth out of range")
+}
+
+// The heap of drawn priorities, highest on top.
+
+func (s *posScale) push(e posEntry) {
+	h := append(s.heap, e)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].prio >= h[i].prio {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+	s.heap = h
+}
+
+func (s *posScale) pop() posEntry {
+	h := s.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	i := 0
+	for {
+		l, r, big := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].prio > h[big].prio {
+			big = l
+		}
+		if r < len(h) && h[r].prio > h[big].prio {
+			big = r
+		}
+		if big == i {
+			break
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
+	s.heap = h
+	return top
+}

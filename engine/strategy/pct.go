@@ -66,7 +66,25 @@ type PCT struct {
 	fixedPrio []int
 	fixedPts  []int
 	fixed     bool
+	// byPrio holds each goroutine's priority, highest on top, once a decision of the execution
+	// has had pctHeapFrom goroutines enabled (heapOn): the highest enabled is then found
+	// without a pass over the enabled goroutines. An entry whose goroutine's priority changed
+	// since is dropped when it comes up; parked is scratch.
+	byPrio, parked []pctEntry
+	heapOn         bool
+	heapFrom       int // pctHeapFrom (tests change it)
 }
+
+// pctEntry is a goroutine's priority in PCT.byPrio.
+type pctEntry struct {
+	prio int64
+	g    engine.GID
+}
+
+// pctHeapFrom is the number of enabled goroutines from which PCT finds the highest priority
+// in its heap rather than by a pass over them. The two find the same goroutine (priorities
+// are distinct): the threshold only chooses the cheaper way.
+const pctHeapFrom = 64
 
 // PCTConfig configures NewPCT. Zero fields take their defaults.
 type PCTConfig struct {
@@ -83,7 +101,8 @@ type PCTConfig struct {
 
 // NewPCT returns PCT configured by c.
 func NewPCT(c PCTConfig) (*PCT, error) {
-	p := &PCT{seeds: newSeeds(c.Seed), d: DefaultPCTDepth, n: DefaultPCTN, k: DefaultPCTK, learn: DefaultPCTLearn}
+	p := &PCT{seeds: newSeeds(c.Seed), d: DefaultPCTDepth, n: DefaultPCTN, k: DefaultPCTK, learn: DefaultPCTLearn,
+		heapFrom: pctHeapFrom}
 	switch {
 	case c.D < 0:
 		return nil, fmt.Errorf("pct: parameter d must be ≥ 1, got %d", c.D)
@@ -200,6 +219,7 @@ func (p *PCT) Begin() bool {
 		p.changes = append(p.changes[:0], p.fixedPts...)
 	}
 	p.prio = p.prio[:0]
+	p.byPrio, p.heapOn = p.byPrio[:0], false
 	p.takenOK = false
 	p.lowest = 0
 	p.goStep = 0
@@ -208,7 +228,8 @@ func (p *PCT) Begin() bool {
 
 // assign gives each goroutine created since the last decision its initial priority.
 func (p *PCT) assign(goroutines int) {
-	for g := len(p.prio); g < goroutines; g++ {
+	first := len(p.prio)
+	for g := first; g < goroutines; g++ {
 		if g < len(p.perm) {
 			p.prio = append(p.prio, p.perm[g])
 			continue
@@ -234,6 +255,11 @@ func (p *PCT) assign(goroutines int) {
 			}
 		}
 	}
+	if p.heapOn {
+		for g := first; g < goroutines; g++ {
+			p.push(pctEntry{p.prio[g], engine.GID(g)})
+		}
+	}
 }
 
 // setPrio changes goroutine g's priority to v.
@@ -243,6 +269,9 @@ func (p *PCT) setPrio(g engine.GID, v int64) {
 		p.taken[v] = struct{}{}
 	}
 	p.prio[g] = v
+	if p.heapOn {
+		p.push(pctEntry{v, g})
+	}
 }
 
 // Pick implements engine.Strategy: step (3), after applying the change point of the
@@ -266,6 +295,9 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 			p.lowest--
 		}
 	}
+	if d.NumEnabled() >= p.heapFrom {
+		return p.highestEnabled(d)
+	}
 	en := d.Enabled()
 	best := en[0]
 	for _, g := range en[1:] {
@@ -274,6 +306,77 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 		}
 	}
 	return best
+}
+
+// highestEnabled returns the enabled goroutine with the highest priority, from the heap (made
+// at the first call of an execution). Entries of goroutines whose priority changed are
+// dropped, those of disabled goroutines set aside and put back, those of goroutines that
+// ended (no pending operation) dropped.
+func (p *PCT) highestEnabled(d *engine.Decision) engine.GID {
+	if !p.heapOn {
+		p.heapOn = true
+		for g, v := range p.prio {
+			p.push(pctEntry{v, engine.GID(g)})
+		}
+	}
+	p.parked = p.parked[:0]
+	best := engine.NoGoroutine
+	for len(p.byPrio) > 0 {
+		top := p.byPrio[0]
+		if p.prio[top.g] != top.prio {
+			p.pop()
+			continue
+		}
+		if d.IsEnabled(top.g) {
+			best = top.g
+			break
+		}
+		p.pop()
+		if d.Pending(top.g) != (engine.Op{}) {
+			p.parked = append(p.parked, top)
+		}
+	}
+	for _, e := range p.parked {
+		p.push(e)
+	}
+	return best
+}
+
+func (p *PCT) push(e pctEntry) {
+	h := append(p.byPrio, e)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].prio >= h[i].prio {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+	p.byPrio = h
+}
+
+func (p *PCT) pop() {
+	h := p.byPrio
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	i := 0
+	for {
+		l, r, big := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].prio > h[big].prio {
+			big = l
+		}
+		if r < len(h) && h[r].prio > h[big].prio {
+			big = r
+		}
+		if big == i {
+			break
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
+	p.byPrio = h
 }
 
 // Choose implements engine.Strategy: a uniform random alternative.

@@ -108,6 +108,13 @@ func (p *POS) Pick(d *engine.Decision) engine.GID {
 	if p.scale.active {
 		return p.pickScaled(d)
 	}
+	return p.pickOneByOne(d)
+}
+
+// pickOneByOne is Pick as the paper has it, a priority drawn for each enabled goroutine whose
+// event is new or was reassigned. It is a function of its own so that Pick's frame stays small
+// on the way to pickScaled, which runs on the stacks of goroutines the program started.
+func (p *POS) pickOneByOne(d *engine.Decision) engine.GID {
 	// Reassignment: the events racing with the step just executed (Dependent), the executing
 	// goroutine's next event among them, get fresh priorities — marked stale here, drawn when
 	// compared. Between two decisions only the goroutine that ran has a new pending event, and

@@ -71,7 +71,28 @@ type posScale struct {
 // [0, bound).
 type posBatch struct {
 	members gidBits
+	n       int // the number of members
 	bound   float64
+}
+
+func (b *posBatch) add(g engine.GID) {
+	if !b.members.has(g) {
+		b.members.add(g)
+		b.n++
+	}
+}
+
+func (b *posBatch) remove(g engine.GID) {
+	if b.members.has(g) {
+		b.members.remove(g)
+		b.n--
+	}
+}
+
+// clear empties b, keeping its memory.
+func (b *posBatch) clear() {
+	clear(b.members)
+	b.members, b.n = b.members[:0], 0
 }
 
 // posEntry is a drawn priority in the heap.
@@ -100,15 +121,6 @@ func (b gidBits) remove(g engine.GID) {
 	if i := int(g >> 6); i < len(b) {
 		b[i] &^= 1 << (g & 63)
 	}
-}
-
-func (b gidBits) empty() bool {
-	for _, w := range b {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // gidSet is the set of goroutines pending on an object: a short list while it is small, bits
@@ -170,8 +182,7 @@ func (s *gidSet) words(f func(i int, m uint64)) {
 func (s *posScale) reset() {
 	s.active = false
 	for _, b := range s.batches {
-		clear(b.members)
-		b.members = b.members[:0]
+		b.clear()
 		if b != s.fresh {
 			s.spare = append(s.spare, b)
 		}
@@ -211,7 +222,7 @@ func (p *POS) enterScale(goroutines int) {
 	for g := range engine.GID(goroutines) {
 		p.join(g)
 		if p.stale(g) {
-			s.fresh.members.add(g)
+			s.fresh.add(g)
 		} else {
 			p.setDrawn(g, p.prio[g])
 		}
@@ -267,9 +278,9 @@ func (p *POS) makeFresh(g engine.GID) {
 	s := &p.scale
 	s.concrete.remove(g)
 	for _, b := range s.batches[1:] {
-		b.members.remove(g)
+		b.remove(g)
 	}
-	s.fresh.members.add(g)
+	s.fresh.add(g)
 }
 
 // reassign makes fresh every goroutine of set, a word at a time.
@@ -280,18 +291,30 @@ func (s *posScale) reassign(set *gidSet) {
 		}
 		for _, b := range s.batches[1:] {
 			if i < len(b.members) {
+				b.n -= bits.OnesCount64(b.members[i] & m)
 				b.members[i] &^= m
 			}
 		}
-		for len(s.fresh.members) <= i {
-			s.fresh.members = append(s.fresh.members, 0)
+		f := s.fresh
+		for len(f.members) <= i {
+			f.members = append(f.members, 0)
 		}
-		s.fresh.members[i] |= m
+		f.n += bits.OnesCount64(m &^ f.members[i])
+		f.members[i] |= m
 	})
 }
 
-// pickScaled is Pick in batches: the last step's reassignments, then the decision.
+// pickScaled is Pick in batches: the last step's reassignments, then the decision. Each is a
+// call that returns before the next: Pick runs on the stack of a goroutine of the program, whose
+// first 2 KB the runtime copies to a larger stack when a call goes deeper.
 func (p *POS) pickScaled(d *engine.Decision) engine.GID {
+	p.applyStep(d)
+	return p.decideScaled(d)
+}
+
+// applyStep makes fresh the goroutines whose events the last step reassigned, and the new
+// goroutines.
+func (p *POS) applyStep(d *engine.Decision) {
 	s := &p.scale
 	if p.last >= 0 {
 		op := p.lastOp
@@ -318,9 +341,8 @@ func (p *POS) pickScaled(d *engine.Decision) engine.GID {
 		p.drawn = append(p.drawn, 0)
 		p.events = append(p.events, p.event(d.Pending(engine.GID(g))))
 		p.join(engine.GID(g))
-		s.fresh.members.add(engine.GID(g))
+		s.fresh.add(engine.GID(g))
 	}
-	return p.decideScaled(d)
 }
 
 // decideScaled picks the enabled goroutine with the highest priority, drawing for each batch
@@ -329,12 +351,7 @@ func (p *POS) decideScaled(d *engine.Decision) engine.GID {
 	s := &p.scale
 	en := gidBits(d.EnabledWords())
 	if en == nil {
-		clear(s.list)
-		s.list = s.list[:0]
-		for _, g := range d.Enabled() {
-			s.list.add(g)
-		}
-		en = s.list
+		en = s.listBits(d)
 	}
 	best, bestPrio := p.topEnabled(en)
 	// Only the words that hold enabled goroutines matter.
@@ -348,7 +365,8 @@ func (p *POS) decideScaled(d *engine.Decision) engine.GID {
 	// Each batch's enabled maximum, in the batches' order (new batches are appended after
 	// those that exist now, and need no draw at this decision).
 	for k, n := 0, len(s.batches); k < n; k++ {
-		if holder, top := p.batchMax(s.batches[k], en, lo, hi); holder >= 0 && (best < 0 || top > bestPrio) {
+		holder, top := p.batchMax(s.batches[k], en, lo, hi)
+		if holder >= 0 && (best < 0 || top > bestPrio) {
 			best, bestPrio = holder, top
 		}
 	}
@@ -358,6 +376,16 @@ func (p *POS) decideScaled(d *engine.Decision) engine.GID {
 	}
 	p.last, p.lastOp = best, d.Pending(best)
 	return best
+}
+
+// listBits returns the enabled goroutines of a decision that offers a list, as bits.
+func (s *posScale) listBits(d *engine.Decision) gidBits {
+	clear(s.list)
+	s.list = s.list[:0]
+	for _, g := range d.Enabled() {
+		s.list.add(g)
+	}
+	return s.list
 }
 
 // batchMax draws the highest priority among b's members enabled in en (whose words from lo to
@@ -376,24 +404,42 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 	}
 	top := b.bound * math.Exp(math.Log(p.rng.Float64())/float64(c))
 	holder := nthOfBoth(b.members[:hi], en, p.rng.IntN(c))
-	var rest gidBits
-	if c > 1 {
-		r := p.scale.newBatch(top)
-		for len(r.members) < hi {
-			r.members = append(r.members, 0)
-		}
-		rest = r.members
-	}
-	for i := lo; i < hi; i++ {
-		if m := b.members[i] & en[i]; m != 0 {
-			b.members[i] &^= m
-			if rest != nil {
-				rest[i] |= m
+	switch {
+	case c == b.n && b != p.scale.fresh:
+		// Every member is enabled: the others stay together, below top.
+		b.bound = top
+		b.remove(holder)
+	case c == b.n:
+		// The same, for the fresh batch: it becomes a batch below top, and an empty fresh
+		// batch takes its place.
+		s := &p.scale
+		nf := s.newBatch(1)
+		s.batches[0], s.batches[len(s.batches)-1] = nf, b
+		s.fresh = nf
+		b.bound = top
+		b.remove(holder)
+	default:
+		// The other enabled members form a new batch below top; the disabled ones stay.
+		var rest *posBatch
+		if c > 1 {
+			rest = p.scale.newBatch(top)
+			for len(rest.members) < hi {
+				rest.members = append(rest.members, 0)
 			}
 		}
-	}
-	if rest != nil {
-		rest.remove(holder)
+		for i := lo; i < hi; i++ {
+			if m := b.members[i] & en[i]; m != 0 {
+				b.members[i] &^= m
+				if rest != nil {
+					rest.members[i] |= m
+				}
+			}
+		}
+		b.n -= c
+		if rest != nil {
+			rest.n = c
+			rest.remove(holder)
+		}
 	}
 	p.setDrawn(holder, top)
 	return holder, top
@@ -457,8 +503,8 @@ func (p *POS) compactHeap() {
 func (s *posScale) dropEmpty() {
 	kept := s.batches[:1]
 	for _, b := range s.batches[1:] {
-		if b.members.empty() {
-			b.members = b.members[:0]
+		if b.n == 0 {
+			b.clear()
 			s.spare = append(s.spare, b)
 			continue
 		}
@@ -474,12 +520,8 @@ func (p *POS) drawSmallest() {
 	s := &p.scale
 	k, size := 0, math.MaxInt
 	for i, b := range s.batches[1:] {
-		n := 0
-		for _, w := range b.members {
-			n += bits.OnesCount64(w)
-		}
-		if n < size {
-			k, size = i+1, n
+		if b.n < size {
+			k, size = i+1, b.n
 		}
 	}
 	b := s.batches[k]
@@ -490,7 +532,7 @@ func (p *POS) drawSmallest() {
 			p.setDrawn(g, b.bound*p.rng.Float64())
 		}
 	}
-	clear(b.members)
+	b.clear()
 	s.dropEmpty()
 }
 

@@ -115,6 +115,9 @@ type Exec struct {
 	runLen    int
 	fairSteps int
 	starved   [1]GID // the choice offered when a goroutine starves (fair.go)
+	// starveFloor is at most the step since which every enabled goroutine has been waiting
+	// (fair.go, unstarve).
+	starveFloor int
 
 	// numBase is the number of goroutines the process had when the exploration began
 	// (NumGoroutine).
@@ -188,6 +191,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.rand = nil
 	e.atomics.reset(s)
 	e.runLen = 0
+	e.starveFloor = 0
 	e.ended = false
 	e.aborting = false
 	e.progress.Store(0)

@@ -52,3 +52,26 @@ func (e *Exec) lockCycleByPath(start *goroutine) []*goroutine {
 	}
 	return nil
 }
+
+// StarvationAgrees reports, at a decision where the fairness rule looked for a starving
+// goroutine (every 64th step), whether what the decision offers is what a pass over every
+// enabled goroutine finds (the rule without its floor, fair.go): the one that has waited
+// longest alone when it waited for the bound, all of them otherwise. checked is false at the
+// other decisions.
+func (d *Decision) StarvationAgrees() (checked, starved, agrees bool) {
+	e := d.e
+	if e.fairSteps <= 0 || e.steps&starveCheck != 0 || e.nEnabled <= 1 {
+		return false, false, true
+	}
+	oldest, oldestSince := NoGoroutine, 0
+	for _, id := range e.en.appendTo(nil) {
+		if s := e.sinceOf(id); oldest == NoGoroutine || s < oldestSince {
+			oldest, oldestSince = id, s
+		}
+	}
+	starved = e.steps-oldestSince >= starveFactor*e.fairSteps
+	if starved {
+		return true, true, len(d.list) == 1 && d.list[0] == oldest
+	}
+	return true, false, d.list == nil
+}

@@ -55,7 +55,16 @@ const starveCheck = 63
 
 // unstarve reports whether a goroutine was passed over for the bound, and then sets
 // e.starved to the one that has waited longest: the only goroutine the strategy may pick.
+//
+// The step since which the longest-waiting enabled goroutine has waited never goes back: a
+// goroutine's since is set to the current step when it is enabled or picked (its queue's, when
+// a mutex's waiters are enabled together), and one that is disabled leaves the set. So the
+// last one found, e.starveFloor, bounds it from below until the next pass, and no pass over
+// the enabled goroutines is needed before the bound could be reached from there.
 func (e *Exec) unstarve() bool {
+	if e.steps-e.starveFloor < starveFactor*e.fairSteps {
+		return false
+	}
 	oldest, oldestSince := NoGoroutine, 0
 	for i, w := range e.en.words {
 		for w != 0 {
@@ -66,6 +75,7 @@ func (e *Exec) unstarve() bool {
 			}
 		}
 	}
+	e.starveFloor = oldestSince
 	if e.steps-oldestSince < starveFactor*e.fairSteps {
 		return false
 	}

@@ -200,3 +200,98 @@ func TestPendingOfEndedGoroutineIsZero(t *testing.T) {
 		}
 	}
 }
+
+// starveWatcher picks the enabled goroutine with the lowest id, and checks at each decision
+// where the fairness rule looked for a starving goroutine that it offered what a pass over
+// all of them finds.
+type starveWatcher struct {
+	t                *testing.T
+	checked, starved int
+	disagreedAtStep  int
+}
+
+func (s *starveWatcher) Name() string                { return "lowest-first" }
+func (s *starveWatcher) Params() map[string]string   { return nil }
+func (s *starveWatcher) Begin() bool                 { return true }
+func (s *starveWatcher) Choose(c *engine.Choice) int { return 0 }
+func (s *starveWatcher) End(*engine.Result)          {}
+func (s *starveWatcher) Pick(d *engine.Decision) engine.GID {
+	if checked, starved, agrees := d.StarvationAgrees(); checked {
+		s.checked++
+		if starved {
+			s.starved++
+		}
+		if !agrees && s.disagreedAtStep == 0 {
+			s.disagreedAtStep = d.Step
+		}
+	}
+	return d.EnabledAt(0)
+}
+
+// TestStarvationFloorFindsWhatAPassFinds: the fairness rule skips its pass over the enabled
+// goroutines while the longest wait cannot have reached the bound (fair.go's floor); at every
+// check it must offer what the pass finds. Two goroutines hand a channel back and forth while
+// higher-numbered ones, enabled all along, are passed over by a strategy that always picks the
+// lowest id: two that take a mutex (its waiters are enabled together) and two that write
+// variables of their own, so that goroutines starve at consecutive checks.
+func TestStarvationFloorFindsWhatAPassFinds(t *testing.T) {
+	body := func(t *engine.T) {
+		ping := engine.MakeChan[int](0, "f.go:1")
+		pong := engine.MakeChan[int](0, "f.go:2")
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		x := 0
+		engine.WGAdd(&wg, 6, "f.go:3")
+		engine.Go(func() {
+			for i := range 300 {
+				engine.Send(ping, i, "f.go:4")
+				engine.Recv(pong, "f.go:5")
+			}
+			engine.WGDone(&wg, "f.go:6")
+		}, "f.go:7")
+		engine.Go(func() {
+			for range 300 {
+				v := engine.Recv(ping, "f.go:8")
+				engine.Send(pong, v, "f.go:9")
+			}
+			engine.WGDone(&wg, "f.go:10")
+		}, "f.go:11")
+		for range 2 {
+			engine.Go(func() {
+				for range 20 {
+					engine.Lock(&mu, "f.go:12")
+					engine.Write(unsafe.Pointer(&x), "f.go:13")
+					x++
+					engine.Unlock(&mu, "f.go:14")
+				}
+				engine.WGDone(&wg, "f.go:15")
+			}, "f.go:16")
+		}
+		for range 2 {
+			engine.Go(func() {
+				own := 0
+				for range 20 {
+					engine.Write(unsafe.Pointer(&own), "f.go:17")
+					own++
+				}
+				engine.WGDone(&wg, "f.go:18")
+			}, "f.go:19")
+		}
+		engine.WGWait(&wg, "f.go:20")
+	}
+	s := &starveWatcher{t: t}
+	rep := engine.Explore(body, engine.Config{Strategy: s, Schedules: 1, FairSteps: 30})
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	if rep.First != nil {
+		t.Fatalf("bug: %v", rep.First.Bug)
+	}
+	t.Logf("%d checks, %d found a goroutine starving", s.checked, s.starved)
+	if s.disagreedAtStep != 0 {
+		t.Fatalf("step %d: the decision does not offer what a pass over the enabled goroutines finds", s.disagreedAtStep)
+	}
+	if s.starved == 0 || s.checked <= s.starved {
+		t.Fatalf("%d checks, %d starving: the program does not test both outcomes", s.checked, s.starved)
+	}
+}

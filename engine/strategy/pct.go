@@ -70,15 +70,9 @@ type PCT struct {
 	// has had pctHeapFrom goroutines enabled (heapOn): the highest enabled is then found
 	// without a pass over the enabled goroutines. An entry whose goroutine's priority changed
 	// since is dropped when it comes up; parked is scratch.
-	byPrio, parked []pctEntry
+	byPrio, parked prioHeap[int64]
 	heapOn         bool
 	heapFrom       int // pctHeapFrom (tests change it)
-}
-
-// pctEntry is a goroutine's priority in PCT.byPrio.
-type pctEntry struct {
-	prio int64
-	g    engine.GID
 }
 
 // pctHeapFrom is the number of enabled goroutines from which PCT finds the highest priority
@@ -257,7 +251,7 @@ func (p *PCT) assign(goroutines int) {
 	}
 	if p.heapOn {
 		for g := first; g < goroutines; g++ {
-			p.push(pctEntry{p.prio[g], engine.GID(g)})
+			p.byPrio.push(prioEntry[int64]{p.prio[g], engine.GID(g)})
 		}
 	}
 }
@@ -270,7 +264,7 @@ func (p *PCT) setPrio(g engine.GID, v int64) {
 	}
 	p.prio[g] = v
 	if p.heapOn {
-		p.push(pctEntry{v, g})
+		p.byPrio.push(prioEntry[int64]{v, g})
 	}
 }
 
@@ -316,7 +310,7 @@ func (p *PCT) highestEnabled(d *engine.Decision) engine.GID {
 	if !p.heapOn {
 		p.heapOn = true
 		for g, v := range p.prio {
-			p.push(pctEntry{v, engine.GID(g)})
+			p.byPrio.push(prioEntry[int64]{v, engine.GID(g)})
 		}
 	}
 	p.parked = p.parked[:0]
@@ -324,59 +318,22 @@ func (p *PCT) highestEnabled(d *engine.Decision) engine.GID {
 	for len(p.byPrio) > 0 {
 		top := p.byPrio[0]
 		if p.prio[top.g] != top.prio {
-			p.pop()
+			p.byPrio.pop()
 			continue
 		}
 		if d.IsEnabled(top.g) {
 			best = top.g
 			break
 		}
-		p.pop()
+		p.byPrio.pop()
 		if d.Pending(top.g) != (engine.Op{}) {
 			p.parked = append(p.parked, top)
 		}
 	}
 	for _, e := range p.parked {
-		p.push(e)
+		p.byPrio.push(e)
 	}
 	return best
-}
-
-func (p *PCT) push(e pctEntry) {
-	h := append(p.byPrio, e)
-	i := len(h) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if h[parent].prio >= h[i].prio {
-			break
-		}
-		h[parent], h[i] = h[i], h[parent]
-		i = parent
-	}
-	p.byPrio = h
-}
-
-func (p *PCT) pop() {
-	h := p.byPrio
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, big := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].prio > h[big].prio {
-			big = l
-		}
-		if r < len(h) && h[r].prio > h[big].prio {
-			big = r
-		}
-		if big == i {
-			break
-		}
-		h[i], h[big] = h[big], h[i]
-		i = big
-	}
-	p.byPrio = h
 }
 
 // Choose implements engine.Strategy: a uniform random alternative.

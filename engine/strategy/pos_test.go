@@ -187,20 +187,8 @@ func TestPOSReassignmentScenario(t *testing.T) {
 // 1/3: the schedule G1 G2 G1 would have probability 1/6. POS redraws it, as it races with
 // the write: 1/2 · 1/2 = 1/4.
 func TestPOSReassignmentChangesTheDistribution(t *testing.T) {
-	body := func(t *engine.T) {
-		var x, y int
-		engine.GoAll([]func(){
-			func() {
-				engine.Write(unsafe.Pointer(&x), "write x")
-				x = 1
-				engine.Write(unsafe.Pointer(&y), "write y")
-				y = 1
-			},
-			func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
-		}, "go")
-	}
 	const n = 4000
-	runs, _ := schedules(t, body, NewPOS(21), n)
+	runs, _ := schedules(t, reassignmentExample, NewPOS(21), n)
 	count := map[string]int{}
 	for _, r := range runs {
 		count[r]++

@@ -52,16 +52,16 @@ type posScale struct {
 	// maxBatches and heapSlack are posMaxBatches and posHeapSlack (tests lower them).
 	maxBatches, heapSlack int
 	fresh                 *posBatch
-	batches               []*posBatch // fresh first
-	spare                 []*posBatch // emptied batches, for reuse
-	concrete              gidBits     // goroutines whose priority (POS.prio) is drawn and current
-	heap                  []posEntry  // max-heap of drawn priorities; stale entries dropped lazily
+	batches               []*posBatch       // fresh first
+	spare                 []*posBatch       // emptied batches, for reuse
+	concrete              gidBits           // goroutines whose priority (POS.prio) is drawn and current
+	heap                  prioHeap[float64] // max-heap of drawn priorities; stale entries dropped lazily
 	// compactAt is the heap's length at which its stale entries are dropped all at once:
 	// twice its length after the last compaction plus heapSlack, so that a compaction's pass
 	// is paid for by as many pushes.
 	compactAt int
-	parked    []posEntry // scratch: drawn priorities of disabled goroutines, put back
-	list      gidBits    // scratch: the enabled set when the decision offers a list
+	parked    prioHeap[float64] // scratch: drawn priorities of disabled goroutines, put back
+	list      gidBits           // scratch: the enabled set when the decision offers a list
 	// chanOps and selects are the goroutines whose pending event is a channel operation, and a
 	// select: a select reassigns every channel operation, and a channel operation every select.
 	chanOps, selects gidSet
@@ -93,12 +93,6 @@ func (b *posBatch) remove(g engine.GID) {
 func (b *posBatch) clear() {
 	clear(b.members)
 	b.members, b.n = b.members[:0], 0
-}
-
-// posEntry is a drawn priority in the heap.
-type posEntry struct {
-	prio float64
-	g    engine.GID
 }
 
 // gidBits is a set of goroutines as bits, goroutine g at bit g%64 of word g/64.
@@ -270,7 +264,7 @@ func (p *POS) setDrawn(g engine.GID, prio float64) {
 	s := &p.scale
 	p.prio[g] = prio
 	s.concrete.add(g)
-	s.push(posEntry{prio, g})
+	s.heap.push(prioEntry[float64]{prio, g})
 }
 
 // makeFresh reassigns g's priority: it joins the fresh batch, out of any other.
@@ -458,18 +452,18 @@ func (p *POS) topEnabled(en gidBits) (engine.GID, float64) {
 	for len(s.heap) > 0 {
 		top := s.heap[0]
 		if !p.current(top) {
-			s.pop()
+			s.heap.pop()
 			continue
 		}
 		if !en.has(top.g) {
-			s.parked = append(s.parked, s.pop())
+			s.parked = append(s.parked, s.heap.pop())
 			continue
 		}
 		best, bestPrio = top.g, top.prio
 		break
 	}
 	for _, e := range s.parked {
-		s.push(e)
+		s.heap.push(e)
 	}
 	return best, bestPrio
 }
@@ -479,7 +473,7 @@ func (p *POS) topEnabled(en gidBits) (engine.GID, float64) {
 const posHeapSlack = 1024
 
 // current reports whether a heap entry is still its goroutine's priority.
-func (p *POS) current(e posEntry) bool {
+func (p *POS) current(e prioEntry[float64]) bool {
 	return p.scale.concrete.has(e.g) && p.prio[e.g] == e.prio
 }
 
@@ -494,7 +488,7 @@ func (p *POS) compactHeap() {
 	}
 	s.heap = s.heap[:0]
 	for _, e := range h {
-		s.push(e)
+		s.heap.push(e)
 	}
 	s.compactAt = 2*len(s.heap) + s.heapSlack
 }
@@ -554,45 +548,4 @@ func nthOfBoth(a, b gidBits, k int) engine.GID {
 		return engine.GID(i<<6 + bits.TrailingZeros64(w))
 	}
 	panic("strategy: nthOfBoth out of range")
-}
-
-// The heap of drawn priorities, highest on top.
-
-func (s *posScale) push(e posEntry) {
-	h := append(s.heap, e)
-	i := len(h) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if h[parent].prio >= h[i].prio {
-			break
-		}
-		h[parent], h[i] = h[i], h[parent]
-		i = parent
-	}
-	s.heap = h
-}
-
-func (s *posScale) pop() posEntry {
-	h := s.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, big := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].prio > h[big].prio {
-			big = l
-		}
-		if r < len(h) && h[r].prio > h[big].prio {
-			big = r
-		}
-		if big == i {
-			break
-		}
-		h[i], h[big] = h[big], h[i]
-		i = big
-	}
-	s.heap = h
-	return top
 }

@@ -289,7 +289,8 @@ func TestStarvationFloorFindsWhatAPassFinds(t *testing.T) {
 	}
 	t.Logf("%d checks, %d found a goroutine starving", s.checked, s.starved)
 	if s.disagreedAtStep != 0 {
-		t.Fatalf("step %d: the decision does not offer what a pass over the enabled goroutines finds", s.disagreedAtStep)
+		t.Fatalf("step %d: the decision does not offer what a pass over the enabled goroutines finds",
+			s.disagreedAtStep)
 	}
 	if s.starved == 0 || s.checked <= s.starved {
 		t.Fatalf("%d checks, %d starving: the program does not test both outcomes", s.checked, s.starved)

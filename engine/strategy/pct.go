@@ -95,8 +95,8 @@ type PCTConfig struct {
 
 // NewPCT returns PCT configured by c.
 func NewPCT(c PCTConfig) (*PCT, error) {
-	p := &PCT{seeds: newSeeds(c.Seed), d: DefaultPCTDepth, n: DefaultPCTN, k: DefaultPCTK, learn: DefaultPCTLearn,
-		heapFrom: pctHeapFrom}
+	p := &PCT{seeds: newSeeds(c.Seed), d: DefaultPCTDepth, n: DefaultPCTN, k: DefaultPCTK,
+		learn: DefaultPCTLearn, heapFrom: pctHeapFrom}
 	switch {
 	case c.D < 0:
 		return nil, fmt.Errorf("pct: parameter d must be ≥ 1, got %d", c.D)

@@ -52,10 +52,12 @@ type posScale struct {
 	// maxBatches and heapSlack are posMaxBatches and posHeapSlack (tests lower them).
 	maxBatches, heapSlack int
 	fresh                 *posBatch
-	batches               []*posBatch       // fresh first
-	spare                 []*posBatch       // emptied batches, for reuse
-	concrete              gidBits           // goroutines whose priority (POS.prio) is drawn and current
-	heap                  prioHeap[float64] // max-heap of drawn priorities; stale entries dropped lazily
+	batches               []*posBatch // fresh first
+	spare                 []*posBatch // emptied batches, for reuse
+	// concrete is the goroutines whose priority (POS.prio) is drawn and current, and heap
+	// their priorities, highest on top (stale entries are dropped as they surface).
+	concrete gidBits
+	heap     prioHeap[float64]
 	// compactAt is the heap's length at which its stale entries are dropped all at once:
 	// twice its length after the last compaction plus heapSlack, so that a compaction's pass
 	// is paid for by as many pushes.

@@ -166,6 +166,9 @@ func Explore(body func(*T), cfg Config) *Report {
 		fired:     make(chan *watched, 1),
 		abandoned: make(chan struct{}),
 	}
+	if b, ok := cfg.Strategy.(Budgeted); ok && cfg.Schedules > 0 {
+		b.SetBudget(cfg.Schedules)
+	}
 	x.sharer, _ = cfg.Strategy.(PointsSharer)
 	if x.sharer != nil && (x.r.racy == nil || cfg.FixedRacyPoints || !x.sharer.SharesRacyPoints()) {
 		x.sharer = nil

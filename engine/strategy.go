@@ -51,6 +51,14 @@ type DataSeeder interface {
 	DataSeed() uint64
 }
 
+// Budgeted is implemented by strategies that use the exploration's bound on executions
+// (Config.Schedules): a systematic search keeps no more branches waiting for a later bound
+// than executions can remain, since each takes at least one. Explore calls SetBudget once,
+// before the first execution, when the bound is set.
+type Budgeted interface {
+	SetBudget(schedules int)
+}
+
 // Exhauster is implemented by strategies whose space can be exhausted. After Begin has
 // returned false, Exhausted describes what was covered, for example "all 1204 schedules with
 // ≤ 2 delays explored".

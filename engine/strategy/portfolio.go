@@ -370,6 +370,16 @@ func (p *Portfolio) Probe() bool {
 	return ok && x.Probe()
 }
 
+// SetBudget implements engine.Budgeted: each member that uses the bound gets it whole (a
+// member runs fewer executions than the run, so the bound holds for it too).
+func (p *Portfolio) SetBudget(schedules int) {
+	for _, m := range p.members {
+		if b, ok := m.s.(engine.Budgeted); ok {
+			b.SetBudget(schedules)
+		}
+	}
+}
+
 // ObservesAtomics implements engine.AtomicsObserver: whether the current member observes the
 // atomic variables (a greybox member does).
 func (p *Portfolio) ObservesAtomics() bool {

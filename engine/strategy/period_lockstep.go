@@ -151,7 +151,7 @@ func (s *Period) beginLockstep() bool {
 		}
 		// Marked now rather than at its End: a job's generator gives each schedule once, so
 		// the next schedules see the same set as in one process.
-		s.executed[key] = true
+		s.executed[executedHash(key)] = true
 		if s.issue(periodRun{sch, key, s.jobs[s.jobIdx]}) {
 			return true
 		}

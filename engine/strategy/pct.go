@@ -70,9 +70,10 @@ type PCT struct {
 	// has had pctHeapFrom goroutines enabled (heapOn): the highest enabled is then found
 	// without a pass over the enabled goroutines. An entry whose goroutine's priority changed
 	// since is dropped when it comes up; parked is scratch.
-	byPrio, parked prioHeap[int64]
-	heapOn         bool
-	heapFrom       int // pctHeapFrom (tests change it)
+	byPrio   prioHeap[int64]
+	parked   []prioEntry[int64]
+	heapOn   bool
+	heapFrom int // pctHeapFrom (tests change it)
 }
 
 // pctHeapFrom is the number of enabled goroutines from which PCT finds the highest priority

@@ -510,8 +510,6 @@ func supported(a, b []int) bool {
 	return true
 }
 
-// sliceKey identifies a slice by the key points of its threads (the counts alone for the
-// initial approximation, whose key points are unknown).
 // executedHash is the 64-bit FNV-1a hash of a schedule's key, for Period.executed (written
 // out: hash/fnv's Write would copy the key).
 func executedHash(key string) uint64 {
@@ -524,6 +522,8 @@ func executedHash(key string) uint64 {
 	return h
 }
 
+// sliceKey identifies a slice by the key points of its threads (the counts alone for the
+// initial approximation, whose key points are unknown).
 func sliceKey(kps [][]opKey, counts []int) string {
 	var b strings.Builder
 	if kps == nil {

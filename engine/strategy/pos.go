@@ -53,7 +53,8 @@ type POS struct {
 	chanReassigned, selectReassigned int32
 	last                             engine.GID
 	lastOp                           engine.Op // the operation the previous step executed
-	// scale is the state in batches (posscale.go), active from scaleFrom goroutines on.
+	// scale is the state in batches (posscale.go), active once scaleFrom goroutines are
+	// enabled at a decision.
 	scale     posScale
 	scaleFrom int
 }
@@ -112,8 +113,7 @@ func (p *POS) Pick(d *engine.Decision) engine.GID {
 }
 
 // pickOneByOne is Pick as the paper has it, a priority drawn for each enabled goroutine whose
-// event is new or was reassigned. It is a function of its own so that Pick's frame stays small
-// on the way to pickScaled, which runs on the stacks of goroutines the program started.
+// event is new or was reassigned.
 func (p *POS) pickOneByOne(d *engine.Decision) engine.GID {
 	// Reassignment: the events racing with the step just executed (Dependent), the executing
 	// goroutine's next event among them, get fresh priorities — marked stale here, drawn when

@@ -51,8 +51,7 @@ type posScale struct {
 	active bool
 	// maxBatches and heapSlack are posMaxBatches and posHeapSlack (tests lower them).
 	maxBatches, heapSlack int
-	fresh                 *posBatch
-	batches               []*posBatch // fresh first
+	batches               []*posBatch // the fresh batch first (fresh)
 	spare                 []*posBatch // emptied batches, for reuse
 	// concrete is the goroutines whose priority (POS.prio) is drawn and current, and heap
 	// their priorities, highest on top (stale entries are dropped as they surface).
@@ -62,8 +61,8 @@ type posScale struct {
 	// twice its length after the last compaction plus heapSlack, so that a compaction's pass
 	// is paid for by as many pushes.
 	compactAt int
-	parked    prioHeap[float64] // scratch: drawn priorities of disabled goroutines, put back
-	list      gidBits           // scratch: the enabled set when the decision offers a list
+	parked    []prioEntry[float64] // scratch: drawn priorities of disabled goroutines, put back
+	list      gidBits              // scratch: the enabled set when the decision offers a list
 	// chanOps and selects are the goroutines whose pending event is a channel operation, and a
 	// select: a select reassigns every channel operation, and a channel operation every select.
 	chanOps, selects gidSet
@@ -174,20 +173,22 @@ func (s *gidSet) words(f func(i int, m uint64)) {
 	}
 }
 
+// fresh is the batch of the goroutines whose event is new or was reassigned: bound 1.
+func (s *posScale) fresh() *posBatch { return s.batches[0] }
+
 // reset empties the scaled state for a new execution, keeping its memory.
 func (s *posScale) reset() {
 	s.active = false
 	for _, b := range s.batches {
 		b.clear()
-		if b != s.fresh {
-			s.spare = append(s.spare, b)
-		}
 	}
-	if s.fresh == nil {
-		s.fresh = &posBatch{}
+	if len(s.batches) == 0 {
+		s.batches = append(s.batches, &posBatch{})
 	}
-	s.fresh.bound = 1
-	s.batches = append(s.batches[:0], s.fresh)
+	s.spare = append(s.spare, s.batches[1:]...)
+	clear(s.batches[1:])
+	s.batches = s.batches[:1]
+	s.fresh().bound = 1
 	clear(s.concrete)
 	s.concrete = s.concrete[:0]
 	s.heap = s.heap[:0]
@@ -218,46 +219,34 @@ func (p *POS) enterScale(goroutines int) {
 	for g := range engine.GID(goroutines) {
 		p.join(g)
 		if p.stale(g) {
-			s.fresh.add(g)
+			s.fresh().add(g)
 		} else {
 			p.setDrawn(g, p.prio[g])
 		}
 	}
 }
 
-// join adds g to the sets of the objects its pending event (p.events[g]) is on.
-func (p *POS) join(g engine.GID) {
-	e := &p.events[g]
-	if e.obj != nil {
-		if e.write {
-			e.obj.writes.add(g)
-		} else {
-			e.obj.reads.add(g)
-		}
-	}
-	if e.chanOp {
-		p.scale.chanOps.add(g)
-	}
-	if e.isSelect {
-		p.scale.selects.add(g)
-	}
-}
+// join adds g to the sets of the objects its pending event (p.events[g]) is on, and leave
+// removes it from them.
+func (p *POS) join(g engine.GID)  { p.eventSets(g, func(set *gidSet) { set.add(g) }) }
+func (p *POS) leave(g engine.GID) { p.eventSets(g, func(set *gidSet) { set.remove(g) }) }
 
-// leave removes g from the sets of the objects of its pending event.
-func (p *POS) leave(g engine.GID) {
+// eventSets calls f with each set that holds goroutine g by its pending event: its object's
+// writers or readers, the channel operations, the selects.
+func (p *POS) eventSets(g engine.GID, f func(*gidSet)) {
 	e := &p.events[g]
 	if e.obj != nil {
 		if e.write {
-			e.obj.writes.remove(g)
+			f(&e.obj.writes)
 		} else {
-			e.obj.reads.remove(g)
+			f(&e.obj.reads)
 		}
 	}
 	if e.chanOp {
-		p.scale.chanOps.remove(g)
+		f(&p.scale.chanOps)
 	}
 	if e.isSelect {
-		p.scale.selects.remove(g)
+		f(&p.scale.selects)
 	}
 }
 
@@ -276,7 +265,7 @@ func (p *POS) makeFresh(g engine.GID) {
 	for _, b := range s.batches[1:] {
 		b.remove(g)
 	}
-	s.fresh.add(g)
+	s.fresh().add(g)
 }
 
 // reassign makes fresh every goroutine of set, a word at a time.
@@ -291,7 +280,7 @@ func (s *posScale) reassign(set *gidSet) {
 				b.members[i] &^= m
 			}
 		}
-		f := s.fresh
+		f := s.fresh()
 		for len(f.members) <= i {
 			f.members = append(f.members, 0)
 		}
@@ -300,9 +289,7 @@ func (s *posScale) reassign(set *gidSet) {
 	})
 }
 
-// pickScaled is Pick in batches: the last step's reassignments, then the decision. Each is a
-// call that returns before the next: Pick runs on the stack of a goroutine of the program, whose
-// first 2 KB the runtime copies to a larger stack when a call goes deeper.
+// pickScaled is Pick in batches: the last step's reassignments, then the decision.
 func (p *POS) pickScaled(d *engine.Decision) engine.GID {
 	p.applyStep(d)
 	return p.decideScaled(d)
@@ -333,11 +320,11 @@ func (p *POS) applyStep(d *engine.Decision) {
 		p.makeFresh(p.last)
 	}
 	for g := len(p.prio); g < d.Goroutines; g++ {
+		// drawn is pos.go's: batches do not read it.
 		p.prio = append(p.prio, 0)
-		p.drawn = append(p.drawn, 0)
 		p.events = append(p.events, p.event(d.Pending(engine.GID(g))))
 		p.join(engine.GID(g))
-		s.fresh.add(engine.GID(g))
+		s.fresh().add(engine.GID(g))
 	}
 }
 
@@ -401,17 +388,13 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 	top := b.bound * math.Exp(math.Log(p.rng.Float64())/float64(c))
 	holder := nthOfBoth(b.members[:hi], en, p.rng.IntN(c))
 	switch {
-	case c == b.n && b != p.scale.fresh:
-		// Every member is enabled: the others stay together, below top.
-		b.bound = top
-		b.remove(holder)
 	case c == b.n:
-		// The same, for the fresh batch: it becomes a batch below top, and an empty fresh
-		// batch takes its place.
-		s := &p.scale
-		nf := s.newBatch(1)
-		s.batches[0], s.batches[len(s.batches)-1] = nf, b
-		s.fresh = nf
+		// Every member is enabled: the others stay together, below top. The fresh batch
+		// becomes such a batch, and an empty fresh batch takes its place.
+		if s := &p.scale; b == s.fresh() {
+			s.batches[0] = s.newBatch(1)
+			s.batches[len(s.batches)-1] = b
+		}
 		b.bound = top
 		b.remove(holder)
 	default:

@@ -26,6 +26,9 @@ type waitq struct {
 	// stands for each member's since (Exec.sinceOf).
 	members enabledSet
 	onStep  int
+	// nOn counts the members that are enabled, so that flipGroup sees at once whether all of
+	// them are the other way.
+	nOn int
 }
 
 func (q *waitq) add(g *goroutine) {
@@ -33,6 +36,9 @@ func (q *waitq) add(g *goroutine) {
 		g.uq, g.uqIndex = q, len(q.ids)
 		q.members.grow(int(g.id) + 1)
 		q.members.set(g.id, true)
+		if g.enabled() {
+			q.nOn++
+		}
 	}
 	q.ids = append(q.ids, g.id)
 }
@@ -47,6 +53,9 @@ func (q *waitq) remove(g *goroutine) {
 		g.e.gs[moved].uqIndex = g.uqIndex
 		q.ids = q.ids[:last]
 		q.members.set(g.id, false)
+		if g.enabled() {
+			q.nOn--
+		}
 		g.uq = nil
 		return
 	}
@@ -96,12 +105,19 @@ const sortedInsertMax = 64
 // flip changes whether goroutine id is enabled, leaving e.enabled to the caller.
 func (e *Exec) flip(id GID, on bool) {
 	e.en.set(id, on)
+	q := e.gs[id].uq
 	if on {
 		e.nEnabled++
 		e.since[id] = e.steps
+		if q != nil {
+			q.nOn++
+		}
 	} else {
 		e.nEnabled--
 		e.jumps[id] = e.clock.jumps
+		if q != nil {
+			q.nOn--
+		}
 	}
 }
 
@@ -135,12 +151,10 @@ var groupFlips = true
 // operation (synctest.go, parked), never for a mutex's waiters, and a waiter's next disabling
 // after it leaves the queue records them anew.
 func (e *Exec) flipGroup(q *waitq, on bool) bool {
-	en := e.en.words
-	for i, m := range q.members.words {
-		if on && en[i]&m != 0 || !on && ^en[i]&m != 0 {
-			return false
-		}
+	if on && q.nOn != 0 || !on && q.nOn != len(q.ids) {
+		return false
 	}
+	en := e.en.words
 	for i, m := range q.members.words {
 		if m == 0 {
 			continue
@@ -154,8 +168,10 @@ func (e *Exec) flipGroup(q *waitq, on bool) bool {
 	if on {
 		q.onStep = e.steps
 		e.nEnabled += len(q.ids)
+		q.nOn = len(q.ids)
 	} else {
 		e.nEnabled -= len(q.ids)
+		q.nOn = 0
 	}
 	e.enabledOK = false
 	return true

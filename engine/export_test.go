@@ -75,3 +75,25 @@ func (d *Decision) StarvationAgrees() (checked, starved, agrees bool) {
 	}
 	return true, false, d.list == nil
 }
+
+// UniformCountsAgree reports whether every uniform queue a goroutine waits in counts as
+// enabled (waitq.nOn) the members the enabled set holds.
+func (d *Decision) UniformCountsAgree() bool {
+	e := d.e
+	for _, g := range e.gs {
+		q := g.uq
+		if q == nil {
+			continue
+		}
+		n := 0
+		for _, id := range q.ids {
+			if e.en.has(id) {
+				n++
+			}
+		}
+		if n != q.nOn {
+			return false
+		}
+	}
+	return true
+}

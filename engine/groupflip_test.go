@@ -89,8 +89,8 @@ func TestGroupFlipsAreExact(t *testing.T) {
 
 // enabledChecker checks, at every decision, that the enabled goroutines a strategy reads one
 // at a time (NumEnabled, EnabledAt: counted and found in the enabled set, without the list)
-// are the list Enabled builds, in id order, and that IsEnabled agrees with it for every
-// goroutine.
+// are the list Enabled builds, in id order, that IsEnabled agrees with it for every
+// goroutine, and that each mutex's queue counts its enabled waiters right.
 type enabledChecker struct {
 	engine.Strategy
 	t      *testing.T
@@ -119,6 +119,10 @@ func (c *enabledChecker) Pick(d *engine.Decision) engine.GID {
 				c.t.Errorf("step %d: EnabledBefore(%v) = %d, want %d (enabled %v)", d.Step, g, d.EnabledBefore(g), want, list)
 				c.failed = true
 			}
+		}
+		if !d.UniformCountsAgree() {
+			c.t.Errorf("step %d: a mutex's queue miscounts its enabled waiters", d.Step)
+			c.failed = true
 		}
 		if !slices.Equal(oneByOne, list) || !slices.Equal(member, list) || !slices.Equal(walked, list) || !slices.IsSorted(list) {
 			c.t.Errorf("step %d: EnabledAt gives %v, Enabled %v, IsEnabled %v, NextEnabled %v", d.Step, oneByOne, list, member, walked)

@@ -48,6 +48,7 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 		e.pool = e.pool[:n-1]
 	} else {
 		g = &goroutine{wake: make(chan struct{}, 1)}
+		engineMade.Add(goroutineBytes)
 	}
 	g.id = GID(len(e.gs))
 	g.e = e

@@ -15,10 +15,10 @@ import (
 // with the dead object's (that would be a false race). Each execution starts pinning: the
 // shadow keeps a pointer to every address it has seen, so that no object it holds history for
 // is freed before the execution ends. That costs nothing per access and suits the small tests
-// that most executions are. An execution that pins a lot of memory — the live heap (as the
-// last collection found it) has grown by more than pinLimit, beside the shadow's own growth,
-// since its first addresses, checked every checkEvery new addresses —
-// switches the shadow to weak mode for the rest of the exploration: each word holds a weak
+// that most executions are. An execution that pins a lot of memory — the live heap (as a
+// collection during the execution found it) has grown by more than pinLimit, beside the
+// engine's own records, since an earlier collection during it, checked every checkEvery new
+// addresses — switches the shadow to weak mode for the rest of the exploration: each word holds a weak
 // pointer to its object instead of a pin (package weak), an access to an address whose object
 // has died starts a new history, and the words of dead objects are dropped as the table grows.
 // A weak pointer is cleared when the collector sweeps its object, before the object's memory
@@ -53,6 +53,19 @@ var (
 	shadowWeakMade  atomic.Int64
 )
 
+// engineMade counts the bytes the engine allocates for its own records of an execution —
+// the detector's clock chunks and the goroutines' records — which the heap's growth counts
+// but pinning does not cost (checkHeap). Executions that run at once in one process count
+// into it together: each then sees the others' records as its own, which can only delay its
+// switch to weak mode by what they made.
+var engineMade atomic.Uint64
+
+// goroutineBytes is what a goroutine started by the engine adds to the heap: its record, its
+// wake channel (96 bytes), and the runtime's own record of a goroutine (about 450 bytes in Go
+// 1.26), which a first execution allocates for every goroutine alive at once. None of it is
+// memory that pinning keeps.
+const goroutineBytes = uint64(unsafe.Sizeof(goroutine{})) + 96 + 450
+
 // raceShadow maps addresses to their words of history (race.go). It is the detector's shadow
 // of memory, not to be confused with the shadows of synchronization objects (Exec.shadow).
 type raceShadow struct {
@@ -71,9 +84,14 @@ type raceShadow struct {
 	// weakPerPage counts the weak pointers the words hold, by page (weak mode).
 	weakPerPage map[uintptr]uint8
 	// added counts the new addresses of this execution; heapBase is the heap's size when it
-	// reached baselineAt.
+	// was read (checkHeap), and madeBase the engine's records made by then (engineMade).
 	added    int
 	heapBase uint64
+	madeBase uint64
+	// baseCycles is the number of collections ended at the last baseline taken (or at the
+	// first look, when based is false: the baseline is then still to be taken).
+	baseCycles uint64
+	based      bool
 	// pruneAt is the number of words in use at which weak mode next drops the dead ones.
 	pruneAt int
 }
@@ -158,30 +176,43 @@ func (s *raceShadow) add(addr unsafe.Pointer) *word {
 }
 
 // checkHeap takes the live heap's size, and switches to weak mode when it has grown by more
-// than pinLimit beside the shadow's own growth since the baseline. The live heap is what the
-// last collection marked: the garbage made since (a map's old table) does not count.
+// than pinLimit beside the engine's own growth since the baseline. The live heap is what the
+// last collection marked: the garbage made since (a map's old table) does not count. Both
+// readings compared are of collections that ended during the execution: the one at the first
+// look (baselineAt) may be of a collection before it — none at all in a new process, a live
+// heap of 0 — and would count as the program's growth whatever the process did in between
+// (an exploration's set-up, the goroutine records of a first execution), so the baseline is
+// the first reading of a later collection, and a reading is compared only once another
+// collection has ended.
 func (s *raceShadow) checkHeap() {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
+	if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
 		return // not reported by this runtime: keep pinning
 	}
-	heap := sample[0].Value.Uint64()
-	if s.added == baselineAt {
-		s.heapBase = heap
-		return
-	}
-	if heap > s.heapBase+s.ownBytes()+pinLimit {
+	heap, cycles := sample[0].Value.Uint64(), sample[1].Value.Uint64()
+	switch {
+	case s.added == baselineAt:
+		s.baseCycles, s.based = cycles, false
+	case cycles == s.baseCycles:
+		// No collection ended since the last baseline: the reading is the same.
+	case !s.based:
+		s.heapBase, s.madeBase, s.baseCycles, s.based = heap, engineMade.Load(), cycles, true
+	case heap > s.heapBase+s.ownBytes()+pinLimit:
 		s.goWeak()
 	}
 }
 
-// ownBytes estimates the memory the shadow itself holds, which the heap's growth counts but
-// pinning does not cost: its arrays and its index twice over (the ones they outgrew are
-// garbage until the next collection).
+// ownBytes estimates the memory the engine itself holds, which the heap's growth counts but
+// pinning does not cost: the shadow's arrays and its index twice over (the ones they outgrew
+// are garbage until the next collection), and the records the engine made since the baseline
+// (engineMade). A test that starts a thousand goroutines which take one mutex makes about four
+// thousand clock chunks, over a megabyte, and a thousand goroutine records: without them, such
+// a test went to weak mode for the memory of the engine's own records, and every goroutine then
+// paid for the weak pointers' checks.
 func (s *raceShadow) ownBytes() uint64 {
 	arrays := uint64(cap(s.words))*uint64(unsafe.Sizeof(word{})) + uint64(cap(s.pins))*uint64(unsafe.Sizeof(unsafe.Pointer(nil)))
-	return 2 * (arrays + s.index.bytes())
+	return 2*(arrays+s.index.bytes()) + engineMade.Load() - s.madeBase
 }
 
 // goWeak switches to weak mode: the words get weak pointers to their objects instead of pins

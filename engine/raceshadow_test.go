@@ -175,3 +175,79 @@ func TestShadowWeakPointersPerPage(t *testing.T) {
 		}
 	})
 }
+
+// TestShadowKeepsPinningWhenTheProgramPinsLittle: two executions whose heap grows by
+// megabytes that pinning does not hold stay in pinning mode, whose checks cost nothing:
+//
+//   - thousands of goroutines which take one mutex and write a word each: the growth is the
+//     engine's own records (the clock chunks copied at each Unlock, the goroutines' records and
+//     clocks);
+//   - memory the process allocated after its last collection and before the execution, which
+//     the execution's first look at the heap (a reading of that collection) does not count and
+//     the next collection does.
+//
+// Each program collects as it goes, so that the detector's looks at the heap (every 64 new
+// addresses) see the collections' readings change.
+func TestShadowKeepsPinningWhenTheProgramPinsLittle(t *testing.T) {
+	const goroutines = 6000
+	engineRecords := func(t *engine.T) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		total := 0
+		engine.WGAdd(&wg, goroutines, "k.go:1")
+		for i := range goroutines {
+			engine.Go(func() {
+				own := new(int)
+				engine.Write(unsafe.Pointer(own), "k.go:2")
+				*own = i
+				engine.Lock(&mu, "k.go:3")
+				engine.Write(unsafe.Pointer(&total), "k.go:4")
+				total += *own
+				engine.Unlock(&mu, "k.go:5")
+				engine.WGDone(&wg, "k.go:6")
+			}, "k.go:7")
+			if i%100 == 0 {
+				runtime.GC()
+			}
+		}
+		engine.WGWait(&wg, "k.go:8")
+	}
+	words := make([]int, 64*8)
+	wordsByCollection := func(t *engine.T) {
+		for i := range words {
+			engine.Write(unsafe.Pointer(&words[i]), "k.go:9")
+			words[i]++
+			if i%64 == 63 {
+				runtime.GC()
+			}
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		body  func(*engine.T)
+		setUp func() []byte
+	}{
+		{"goroutines", engineRecords, func() []byte { return nil }},
+		{"allocated before", wordsByCollection, func() []byte {
+			runtime.GC()
+			b := make([]byte, 2<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			return b
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := engine.ShadowWeakMade()
+			keep := tt.setUp()
+			rep := engine.Explore(tt.body, engine.Config{Strategy: randomStrategy(1), Schedules: 2, Races: true, Points: engine.PointsAll})
+			runtime.KeepAlive(keep)
+			if rep.First != nil || rep.Err != nil {
+				t.Fatalf("bug %v, error %v", rep.First, rep.Err)
+			}
+			if made := engine.ShadowWeakMade() - before; made != 0 {
+				t.Errorf("the shadow went to weak mode (%d weak pointers made)", made)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Vector clocks for the race detector (race.go).
 //
@@ -88,10 +91,12 @@ func (v *vclock) own(i int) *clockChunk {
 	switch {
 	case c == nil:
 		c = &clockChunk{refs: 1, stamp: clockStamps.Add(1)}
+		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
 	case c.refs > 1:
 		c.refs--
 		cp := &clockChunk{n: c.n, refs: 1, stamp: c.stamp, covers: c.covers}
 		copy(cp.t[:c.n], c.t[:c.n])
+		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
 		c = cp
 	default:
 		return c
@@ -106,7 +111,9 @@ func (v *vclock) grow(n int) {
 		v.c = v.c[:n]
 		return
 	}
+	old := cap(v.c)
 	v.c = append(v.c, make([]*clockChunk, n-len(v.c))...)
+	engineMade.Add(uint64(cap(v.c)-old) * uint64(unsafe.Sizeof((*clockChunk)(nil))))
 }
 
 // join makes v the element-wise maximum of v and o.

@@ -13,9 +13,11 @@ import (
 // that starts thousands of goroutines which take the same mutex then costs a pass over the
 // chunks per join, not over the goroutines — the clock the mutex passes from holder to holder
 // holds the chunks of all earlier holders, and each new holder shares them instead of copying
-// them — and the memory of a clock is what it does not share. A chunk's refs is an upper bound
-// on the clocks that hold it (a clock dropped without release leaves it high, which only costs
-// a copy): one that holds a chunk with refs > 1 copies it before changing it. A chunk found to
+// them — and the memory of a clock is what it does not share. A chunk once held by two clocks
+// is shared for good: no clock changes it again, one that would copies it first. That costs a
+// copy where a count of holders would have found the chunk back with one holder, but neither
+// sharing a chunk that is already shared nor dropping a clock writes to its chunks: a goroutine
+// that ends leaves its clock to the collector instead of visiting every chunk. A chunk found to
 // be at least another, or raised to include it, remembers that one's stamp (covers), so that
 // the next join of the two, while the other is unchanged, skips comparing them: a WaitGroup's
 // clock, which holds each goroutine's Done, is otherwise compared in full with the chunks every
@@ -28,9 +30,10 @@ const (
 )
 
 type clockChunk struct {
-	t    [clockChunkLen]uint32
-	n    int32 // t[n:] are all 0
-	refs int32
+	t [clockChunkLen]uint32
+	n int32 // t[n:] are all 0
+	// shared says the chunk has been held by two clocks: it does not change any more.
+	shared bool
 	// stamp names the chunk's content: a new one, unique in the process, whenever the chunk is
 	// made or changed. covers is the stamp of a chunk this one was raised to include: while that
 	// chunk has that stamp, this one is at least it, and a join skips comparing them.
@@ -90,11 +93,10 @@ func (v *vclock) own(i int) *clockChunk {
 	c := v.c[i]
 	switch {
 	case c == nil:
-		c = &clockChunk{refs: 1, stamp: clockStamps.Add(1)}
+		c = &clockChunk{stamp: clockStamps.Add(1)}
 		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
-	case c.refs > 1:
-		c.refs--
-		cp := &clockChunk{n: c.n, refs: 1, stamp: c.stamp, covers: c.covers}
+	case c.shared:
+		cp := &clockChunk{n: c.n, stamp: c.stamp, covers: c.covers}
 		copy(cp.t[:c.n], c.t[:c.n])
 		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
 		c = cp
@@ -127,7 +129,7 @@ func (v *vclock) join(o vclock) {
 			continue
 		}
 		if c == nil {
-			oc.refs++
+			oc.share()
 			v.c[i] = oc
 			continue
 		}
@@ -140,10 +142,9 @@ func (v *vclock) join(o vclock) {
 			c.covers = oc.stamp
 			continue
 		}
-		if c.refs > 1 && !c.exceeds(oc) {
+		if c.shared && !c.exceeds(oc) {
 			// oc is at least c: hold oc instead of copying c to raise it to oc.
-			c.refs--
-			oc.refs++
+			oc.share()
 			v.c[i] = oc
 			continue
 		}
@@ -163,6 +164,13 @@ func (v *vclock) join(o vclock) {
 	}
 }
 
+// share marks c as held by more than one clock.
+func (c *clockChunk) share() {
+	if !c.shared {
+		c.shared = true
+	}
+}
+
 // exceeds reports whether some time of c is later than o's.
 func (c *clockChunk) exceeds(o *clockChunk) bool {
 	for j, t := range c.t[:c.n] {
@@ -175,12 +183,7 @@ func (c *clockChunk) exceeds(o *clockChunk) bool {
 
 // release drops v's chunks, leaving it empty (all 0) with its slice kept for reuse.
 func (v *vclock) release() {
-	for i, c := range v.c {
-		if c != nil {
-			c.refs--
-			v.c[i] = nil
-		}
-	}
+	clear(v.c)
 	v.c = v.c[:0]
 	v.owner, v.ownTime = 0, 0
 }

@@ -9,7 +9,8 @@ import (
 //
 // A clock has one logical time per goroutine, indexed by GID, stored in chunks of
 // clockChunkLen times. Chunks are shared between clocks and copied on write: a join that finds
-// a chunk missing from the receiving clock takes the other's chunk itself, not a copy. A test
+// a chunk missing from the receiving clock, or one the other's is at least, takes the other's
+// chunk itself, not a copy (and the next join of the two compares the pointers only). A test
 // that starts thousands of goroutines which take the same mutex then costs a pass over the
 // chunks per join, not over the goroutines — the clock the mutex passes from holder to holder
 // holds the chunks of all earlier holders, and each new holder shares them instead of copying
@@ -19,9 +20,7 @@ import (
 // sharing a chunk that is already shared nor dropping a clock writes to its chunks: a goroutine
 // that ends leaves its clock to the collector instead of visiting every chunk. A chunk found to
 // be at least another, or raised to include it, remembers that one's stamp (covers), so that
-// the next join of the two, while the other is unchanged, skips comparing them: a WaitGroup's
-// clock, which holds each goroutine's Done, is otherwise compared in full with the chunks every
-// later goroutine brings (those of the mutex's clock, each older than the WaitGroup's).
+// the next join of the two, while the other is unchanged, skips comparing them.
 
 const (
 	clockChunkBits = 6
@@ -142,8 +141,12 @@ func (v *vclock) join(o vclock) {
 			c.covers = oc.stamp
 			continue
 		}
-		if c.shared && !c.exceeds(oc) {
-			// oc is at least c: hold oc instead of copying c to raise it to oc.
+		if !c.exceeds(oc) {
+			// oc is at least c: hold oc instead of raising c to it (a copy, if c is shared),
+			// so that the next join of the two finds the same chunk and compares nothing. A
+			// WaitGroup's clock, joined with each goroutine's at its Done, then holds the
+			// chunks the goroutines took from a mutex they all locked, instead of copies that
+			// each later Done compares again.
 			oc.share()
 			v.c[i] = oc
 			continue

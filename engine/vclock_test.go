@@ -113,3 +113,25 @@ func TestVClockShares(t *testing.T) {
 		t.Fatal("a write copied other chunks than the one written, or not that one")
 	}
 }
+
+// TestVClockTakesAChunkAtLeastItsOwn: a join that finds the other clock's chunk at least its
+// own holds that chunk instead of raising its own (so that the next join of the two compares
+// pointers only); one whose own chunk has a later time somewhere raises it.
+func TestVClockTakesAChunkAtLeastItsOwn(t *testing.T) {
+	var a, b, c vclock
+	a.set(1, 5)
+	a.set(2, 3)
+	b.set(1, 2)
+	c.set(3, 1)
+	b.join(a)
+	if b.c[0] != a.c[0] {
+		t.Error("the joined clock raised its own chunk instead of holding the other's, which is at least it")
+	}
+	c.join(a)
+	if c.c[0] == a.c[0] {
+		t.Error("the joined clock holds the other's chunk, though its own has a later time")
+	}
+	if got := []uint32{c.get(1), c.get(2), c.get(3)}; !slices.Equal(got, []uint32{5, 3, 1}) {
+		t.Errorf("joined clock = %v, want [5 3 1]", got)
+	}
+}

@@ -41,6 +41,7 @@ type goroutine struct {
 	uqIndex   int
 	captured  bool // reaping: capture the stack before exiting
 	stack     []Frame
+	end       goroutineEnd // how its function ended (run)
 
 	wakeAt int64 // OpSleep: virtual time to wake at
 	// parkedEpoch and parkedSince record that synctest.Wait found the goroutine durably

@@ -61,76 +61,93 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 	return g
 }
 
-// run is the body of every controlled goroutine.
+// run is the body of every controlled goroutine. It keeps what it learns of the goroutine's
+// end in the goroutine's record (goroutine.end), not in variables of its own: every scheduling
+// point of the goroutine runs on a stack that starts with run's frame, and the runtime starts
+// a goroutine with 2 KB of stack, copied to a larger one (a walk of every frame on it) by the
+// first call that needs more — a strategy's choice of the next step, a check of the race
+// detector. Small frames here leave that room to the program and the engine's deeper paths.
 func (e *Exec) run(g *goroutine) {
 	g.gp = getg()
 	if !g.lazy {
 		e.running.Store(g)
 	}
-	var (
-		returned  bool    // g.fn returned
-		completed bool    // g.fn returned or panicked: the goroutine did not Goexit
-		panicked  bool    // g.fn panicked, with value pv and stack
-		pv        any     // nil for panic(nil) under GODEBUG=panicnil=1 (go lines before 1.21)
-		stack     []Frame // where it panicked
-		// strategy is the strategy's frames when the panic began in its choice of a step:
-		// the tool's failure, not the program's (strategyPanic).
-		strategy []Frame
-	)
-	defer func() {
-		if e.abandoned.Load() {
-			// An orphan of an abandoned execution (see runner.abandon). The runtime reuses
-			// the identity of an exited goroutine, so it must not stay registered.
-			if _, ok := orphans.LoadAndDelete(g.gp); ok {
-				orphanCount.Add(-1)
-			}
-			return
-		}
-		if e.aborting {
-			e.reaped <- struct{}{}
-			return
-		}
-		// Everything this goroutine changes happens before end() wakes the explorer.
-		g.done = true
-		if g.id == 0 {
-			e.testEnd = e.clock.now
-		}
-		e.setEnabled(g, false)
-		if panicked && completed {
-			if strategy != nil {
-				e.strategyPanicked(pv, strategy)
-			} else {
-				e.panicked(g, pv, stack)
-			}
-			e.end()
-			return
-		}
-		e.exit(g)
-	}()
+	defer e.finish(g)
 	if g.lazy {
 		e.wait(g)
 		g.lazy = false
 	}
-	func() {
-		defer func() {
-			if returned {
-				return
-			}
-			// A panic, or runtime.Goexit (t.FailNow, the engine reaping the goroutine):
-			// recover stops a panic, even panic(nil) whose value it cannot tell from no
-			// panic at all, and does not stop Goexit, which goes on past completed.
-			pv, panicked = recover(), true
-			if !e.abandoned.Load() && !e.aborting {
-				// The engine's and the runtime's frames (gopanic) are hidden, so the stack
-				// starts at the frame that panicked or faulted.
-				stack = callers(2)
-				strategy = strategyPanic()
-			}
-		}()
-		g.fn()
-		returned = true
-	}()
-	completed = true
+	e.call(g)
+	g.end.completed = true
+}
+
+// goroutineEnd is how a controlled goroutine's function ended (run).
+type goroutineEnd struct {
+	returned  bool // g.fn returned
+	completed bool // g.fn returned or panicked: the goroutine did not Goexit
+	panicked  bool // g.fn panicked, with value pv and stack
+	pv        any  // nil for panic(nil) under GODEBUG=panicnil=1 (go lines before 1.21)
+	stack     []Frame
+	// strategy is the strategy's frames when the panic began in its choice of a step: the
+	// tool's failure, not the program's (strategyPanic).
+	strategy []Frame
+}
+
+// call calls g's function, recording a panic (recovered) or Goexit in g.end.
+func (e *Exec) call(g *goroutine) {
+	defer e.recoverPanic(g)
+	g.fn()
+	g.end.returned = true
+}
+
+// recoverPanic, deferred by call, stops a panic of g's function and records it.
+func (e *Exec) recoverPanic(g *goroutine) {
+	if g.end.returned {
+		return
+	}
+	// A panic, or runtime.Goexit (t.FailNow, the engine reaping the goroutine): recover stops
+	// a panic, even panic(nil) whose value it cannot tell from no panic at all, and does not
+	// stop Goexit, which goes on past completed.
+	g.end.pv, g.end.panicked = recover(), true
+	if !e.abandoned.Load() && !e.aborting {
+		// The engine's and the runtime's frames (gopanic) are hidden, so the stack starts at
+		// the frame that panicked or faulted.
+		g.end.stack = callers(2)
+		g.end.strategy = strategyPanic()
+	}
+}
+
+// finish, deferred by run, ends g's part in the execution once its function has returned,
+// panicked or exited.
+func (e *Exec) finish(g *goroutine) {
+	if e.abandoned.Load() {
+		// An orphan of an abandoned execution (see runner.abandon). The runtime reuses the
+		// identity of an exited goroutine, so it must not stay registered.
+		if _, ok := orphans.LoadAndDelete(g.gp); ok {
+			orphanCount.Add(-1)
+		}
+		return
+	}
+	if e.aborting {
+		e.reaped <- struct{}{}
+		return
+	}
+	// Everything this goroutine changes happens before end() wakes the explorer.
+	g.done = true
+	if g.id == 0 {
+		e.testEnd = e.clock.now
+	}
+	e.setEnabled(g, false)
+	if end := &g.end; end.panicked && end.completed {
+		if end.strategy != nil {
+			e.strategyPanicked(end.pv, end.strategy)
+		} else {
+			e.panicked(g, end.pv, end.stack)
+		}
+		e.end()
+		return
+	}
+	e.exit(g)
 }
 
 // panicked records a panic that reached the top of a controlled goroutine, with the stack where

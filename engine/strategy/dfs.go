@@ -354,18 +354,24 @@ func (s *Systematic) decide(choice bool, o rrOrder, child func(i int32) int32) (
 	return n.taken, false
 }
 
-// before returns the prefix leading to stack node j.
+// before returns the prefix leading to stack node j, and keeps it with every node on the way
+// from the last one that had its own. It walks forward from there, not back by recursion: an
+// execution of thousands of goroutines has tens of thousands of steps, and the recursion ran
+// on the stack of the goroutine whose point asked (a new goroutine's is 2 KB), which the
+// runtime then copied, doubling, to hold it.
 func (s *Systematic) before(j int) *seg {
-	n := &s.stack[j]
-	if n.before == nil {
-		if j == 0 {
-			n.before = s.item.before
-		} else {
-			p := &s.stack[j-1]
-			n.before = s.before(j - 1).push(p.taken)
-		}
+	k := j
+	for k >= 0 && s.stack[k].before == nil {
+		k--
 	}
-	return n.before
+	if k < 0 {
+		s.stack[0].before = s.item.before
+		k = 0
+	}
+	for ; k < j; k++ {
+		s.stack[k+1].before = s.stack[k].before.push(s.stack[k].taken)
+	}
+	return s.stack[j].before
 }
 
 // Pick implements engine.Strategy.

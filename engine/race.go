@@ -79,6 +79,8 @@ type raceDetector struct {
 	pairs   map[racePair]int
 	// capture, when replaying for stacks, maps access numbers to where to store the stack.
 	capture map[int32][]*[]Frame
+	// chunks makes the clocks' chunks of an execution (vclock.go).
+	chunks chunkArena
 }
 
 type racePair struct{ a, b Pos }
@@ -99,6 +101,7 @@ func (d *raceDetector) reset() {
 	d.found = d.found[:0]
 	clear(d.pairs)
 	d.capture = nil
+	d.chunks.reset()
 }
 
 // access checks an access by g to addr and records it.
@@ -265,7 +268,7 @@ func (e *Exec) raceGo(parent, child *goroutine) {
 		return
 	}
 	child.vc.release()
-	child.vc.adopt(child.id)
+	child.vc.adopt(child.id, &e.race.chunks)
 	if parent != nil {
 		child.vc.join(parent.vc)
 		parent.vc.set(parent.id, parent.vc.get(parent.id)+1)

@@ -53,10 +53,46 @@ type vclock struct {
 	// view of a goroutine's time is later than its own.
 	owner   GID
 	ownTime uint32
+	// arena is where v makes its chunks (nil: the heap). A goroutine's clock gets the
+	// detector's (adopt); an object's clock takes the arena of the first clock joined into it.
+	arena *chunkArena
 }
 
-// adopt makes v goroutine g's clock, its own time 0.
-func (v *vclock) adopt(g GID) { v.owner, v.ownTime = g+1, 0 }
+// adopt makes v goroutine g's clock, its own time 0, its chunks made in arena.
+func (v *vclock) adopt(g GID, arena *chunkArena) { v.owner, v.ownTime, v.arena = g+1, 0, arena }
+
+// chunkArena makes the chunks of an execution's clocks, and makes them again in the next:
+// every clock of an execution is dropped when it ends (the goroutines' are released, the
+// objects' go with their shadows), so its chunks can be given out anew without the collector
+// (reset). A test that starts thousands of goroutines copies a few chunks for each — most of
+// what it allocated, and deep in a scheduling point, where the allocator's slow path grew new
+// goroutines' stacks.
+type chunkArena struct {
+	blocks [][]clockChunk
+	used   int // chunks given out in this execution
+}
+
+// chunkArenaBlock is the number of chunks the arena allocates at once.
+const chunkArenaBlock = 256
+
+// make returns a chunk of all 0.
+func (a *chunkArena) make() *clockChunk {
+	if a == nil {
+		return new(clockChunk)
+	}
+	b, i := a.used/chunkArenaBlock, a.used%chunkArenaBlock
+	if b == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]clockChunk, chunkArenaBlock))
+		engineMade.Add(chunkArenaBlock * uint64(unsafe.Sizeof(clockChunk{})))
+	}
+	a.used++
+	c := &a.blocks[b][i]
+	*c = clockChunk{}
+	return c
+}
+
+// reset gives out every chunk anew: no clock of the last execution is left.
+func (a *chunkArena) reset() { a.used = 0 }
 
 func (v vclock) get(g GID) uint32 {
 	if g+1 == v.owner {
@@ -92,12 +128,12 @@ func (v *vclock) own(i int) *clockChunk {
 	c := v.c[i]
 	switch {
 	case c == nil:
-		c = &clockChunk{stamp: clockStamps.Add(1)}
-		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
+		c = v.arena.make()
+		c.stamp = clockStamps.Add(1)
 	case c.shared:
-		cp := &clockChunk{n: c.n, stamp: c.stamp, covers: c.covers}
+		cp := v.arena.make()
+		cp.n, cp.stamp, cp.covers = c.n, c.stamp, c.covers
 		copy(cp.t[:c.n], c.t[:c.n])
-		engineMade.Add(uint64(unsafe.Sizeof(clockChunk{})))
 		c = cp
 	default:
 		return c
@@ -119,6 +155,9 @@ func (v *vclock) grow(n int) {
 
 // join makes v the element-wise maximum of v and o.
 func (v *vclock) join(o vclock) {
+	if v.arena == nil {
+		v.arena = o.arena
+	}
 	if len(v.c) < len(o.c) {
 		v.grow(len(o.c))
 	}

@@ -23,6 +23,9 @@ func TestVClockAgainstDense(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tt.goroutines)))
+			// The clocks make their chunks in one arena, reset now and then with every clock
+			// released (as at the end of an execution): a chunk given out anew must read as 0.
+			arena := &chunkArena{}
 			clocks := make([]vclock, tt.clocks)
 			dense := make([][]uint32, tt.clocks)
 			for i := range dense {
@@ -33,7 +36,7 @@ func TestVClockAgainstDense(t *testing.T) {
 			adopt := func(i int) {
 				if i < tt.clocks/2 {
 					g := GID(i * 37 % tt.goroutines)
-					clocks[i].adopt(g)
+					clocks[i].adopt(g, arena)
 					owner[g] = i
 				}
 			}
@@ -41,6 +44,20 @@ func TestVClockAgainstDense(t *testing.T) {
 				adopt(i)
 			}
 			for step := range 20000 {
+				if step%2000 == 1999 {
+					// The end of an execution: every clock released, the arena reset, the
+					// goroutines' clocks adopted again.
+					for i := range clocks {
+						clocks[i].release()
+						clocks[i].arena = nil
+						clear(dense[i])
+					}
+					clear(owner)
+					arena.reset()
+					for i := range clocks {
+						adopt(i)
+					}
+				}
 				a := rng.IntN(tt.clocks)
 				switch op := rng.IntN(10); {
 				case op < 4:

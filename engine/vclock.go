@@ -17,8 +17,9 @@ import (
 // them — and the memory of a clock is what it does not share. A chunk once held by two clocks
 // is shared for good: no clock changes it again, one that would copies it first. That costs a
 // copy where a count of holders would have found the chunk back with one holder, but neither
-// sharing a chunk that is already shared nor dropping a clock writes to its chunks: a goroutine
-// that ends leaves its clock to the collector instead of visiting every chunk. A chunk found to
+// sharing a chunk that is already shared nor dropping a clock writes to its chunks: dropping
+// the clocks of an execution's goroutines visits none of their chunks, which the detector's
+// arena gives out anew in the next execution (chunkArena). A chunk found to
 // be at least another, or raised to include it, remembers that one's stamp (covers), so that
 // the next join of the two, while the other is unchanged, skips comparing them.
 

@@ -207,7 +207,8 @@ func (v *vclock) join(o vclock) {
 	}
 }
 
-// share marks c as held by more than one clock.
+// share marks c as held by more than one clock. A chunk already marked is only read: a
+// mutex's chunks, shared by every holder that takes them, are not written at each Lock.
 func (c *clockChunk) share() {
 	if !c.shared {
 		c.shared = true

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"hash/fnv"
 	"iter"
 	"strconv"
 	"strings"
@@ -510,16 +511,11 @@ func supported(a, b []int) bool {
 	return true
 }
 
-// executedHash is the 64-bit FNV-1a hash of a schedule's key, for Period.executed (written
-// out: hash/fnv's Write would copy the key).
+// executedHash is the 64-bit FNV-1a hash of a schedule's key, for Period.executed.
 func executedHash(key string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(key); i++ {
-		h ^= uint64(key[i])
-		h *= prime
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
 }
 
 // sliceKey identifies a slice by the key points of its threads (the counts alone for the

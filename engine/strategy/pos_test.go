@@ -130,19 +130,31 @@ func TestPOSReassignsPriorities(t *testing.T) {
 }
 
 // raceScenario: G1 writes x and then y; G2 and G3 read x; G4 writes z.
-func raceScenario(t *engine.T) {
-	var x, y, z int
-	engine.GoAll([]func(){
-		func() {
+var raceScenario = writeXY(2, true)
+
+// reassignmentExample is TestPOSReassignmentChangesTheDistribution's program: G1 writes x and
+// y, G2 reads x.
+var reassignmentExample = writeXY(1, false)
+
+// writeXY is a program whose G1 writes x and then y, the next readers goroutines read x, and,
+// with writeZ, one more writes z, which nothing else touches.
+func writeXY(readers int, writeZ bool) func(*engine.T) {
+	return func(t *engine.T) {
+		var x, y, z int
+		fs := []func(){func() {
 			engine.Write(unsafe.Pointer(&x), "write x")
 			x = 1
 			engine.Write(unsafe.Pointer(&y), "write y")
 			y = 1
-		},
-		func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
-		func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
-		func() { engine.Write(unsafe.Pointer(&z), "write z"); z = 1 },
-	}, "go")
+		}}
+		for range readers {
+			fs = append(fs, func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x })
+		}
+		if writeZ {
+			fs = append(fs, func() { engine.Write(unsafe.Pointer(&z), "write z"); z = 1 })
+		}
+		engine.GoAll(fs, "go")
+	}
 }
 
 // TestPOSReassignmentScenario spells the rule out on raceScenario: right after G1's write of

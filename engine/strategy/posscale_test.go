@@ -73,21 +73,6 @@ func countOf(runs []string) map[string]int {
 	return c
 }
 
-// reassignmentExample is TestPOSReassignmentChangesTheDistribution's program: G1 writes x and
-// y, G2 reads x.
-func reassignmentExample(t *engine.T) {
-	var x, y int
-	engine.GoAll([]func(){
-		func() {
-			engine.Write(unsafe.Pointer(&x), "write x")
-			x = 1
-			engine.Write(unsafe.Pointer(&y), "write y")
-			y = 1
-		},
-		func() { engine.Read(unsafe.Pointer(&x), "read x"); _ = x },
-	}, "go")
-}
-
 // lockers has n goroutines lock one mutex, write, unlock, while the body writes a variable of
 // its own: waiters enabled and disabled together, and a goroutine that races with none.
 func lockers(n int) func(*engine.T) {

@@ -28,7 +28,9 @@ type goroutine struct {
 	gp      uintptr       // runtime identity, see getg
 	wake    chan struct{} // the handoff: a token means "run"
 	parent  GID
-	created Pos // position of the go statement that started it
+	created Pos        // position of the go statement that started it
+	site    *stackSite // what is known of the stacks of that go statement's goroutines
+	stackAt uintptr    // where run's frame was when it began (stackSite)
 	fn      func()
 
 	pending   Op      // the operation it executes when picked
@@ -151,6 +153,9 @@ type Exec struct {
 
 	result Result
 	pool   []*goroutine
+	// stackSites is what the executions so far learnt of the stacks of the goroutines of
+	// each go statement, by its position (stackSite).
+	stackSites map[Pos]*stackSite
 }
 
 func newExec() *Exec {

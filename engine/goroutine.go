@@ -86,7 +86,7 @@ func (e *Exec) run(g *goroutine) {
 	}
 	e.call(g)
 	g.end.completed = true
-	if !g.site.pregrow {
+	if !g.site.pregrow && !e.abandoned.Load() { // an orphan runs uncontrolled: it notes nothing
 		g.site.observe(uintptr(unsafe.Pointer(&mark)) != g.stackAt)
 	}
 }

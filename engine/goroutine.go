@@ -68,7 +68,9 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 // point of the goroutine runs on a stack that starts with run's frame, and the runtime starts
 // a goroutine with 2 KB of stack, copied to a larger one (a walk of every frame on it) by the
 // first call that needs more — a strategy's choice of the next step, a check of the race
-// detector. Small frames here leave that room to the program and the engine's deeper paths.
+// detector. Small frames here leave that room to the program and the engine's deeper paths;
+// where that is not enough for most goroutines of a go statement, the later ones grow their
+// stacks first thing (stackSite).
 func (e *Exec) run(g *goroutine) {
 	g.gp = getg()
 	if !g.lazy {

@@ -35,9 +35,9 @@ func stackMovesIn(depth int) bool {
 // TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger: the goroutines of a go statement go
 // past their initial stack (recursions of about 1.5 KB) and have it copied in the first
 // execution (each recurses as it starts, before any has ended); once the engine has seen two
-// of them do so, the later ones of that statement start
-// with a stack that holds the recursion. The goroutines of another go statement, which return
-// at once, keep the initial stack: in the last execution, the same recursion grows theirs.
+// of them do so, the later ones of that statement start with a stack that holds the
+// recursion. The goroutines of another go statement, which return at once, keep the initial
+// stack: in the last execution, the same recursion grows theirs.
 func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 	if raceBuild {
 		t.Skip("under the race detector every goroutine's stack grows before the recursion")

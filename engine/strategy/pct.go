@@ -304,9 +304,8 @@ func (p *PCT) Pick(d *engine.Decision) engine.GID {
 }
 
 // highestEnabled returns the enabled goroutine with the highest priority, from the heap (made
-// at the first call of an execution). Entries of goroutines whose priority changed are
-// dropped, those of disabled goroutines set aside and put back, those of goroutines that
-// ended (no pending operation) dropped.
+// at the first call of an execution). Entries of goroutines whose priority changed, or that
+// ended (no pending operation), are dropped; those of disabled goroutines are put back.
 func (p *PCT) highestEnabled(d *engine.Decision) engine.GID {
 	if !p.heapOn {
 		p.heapOn = true
@@ -314,27 +313,13 @@ func (p *PCT) highestEnabled(d *engine.Decision) engine.GID {
 			p.byPrio.push(prioEntry[int64]{v, engine.GID(g)})
 		}
 	}
-	p.parked = p.parked[:0]
-	best := engine.NoGoroutine
-	for len(p.byPrio) > 0 {
-		top := p.byPrio[0]
-		if p.prio[top.g] != top.prio {
-			p.byPrio.pop()
-			continue
-		}
-		if d.IsEnabled(top.g) {
-			best = top.g
-			break
-		}
-		p.byPrio.pop()
-		if d.Pending(top.g) != (engine.Op{}) {
-			p.parked = append(p.parked, top)
-		}
+	current := func(e prioEntry[int64]) bool {
+		return p.prio[e.g] == e.prio && d.Pending(e.g) != (engine.Op{})
 	}
-	for _, e := range p.parked {
-		p.byPrio.push(e)
+	if top, ok := p.byPrio.topEnabled(current, d.IsEnabled, &p.parked); ok {
+		return top.g
 	}
-	return best
+	return engine.NoGoroutine
 }
 
 // Choose implements engine.Strategy: a uniform random alternative.

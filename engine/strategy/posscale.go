@@ -432,25 +432,10 @@ func (p *POS) topEnabled(en gidBits) (engine.GID, float64) {
 	if len(s.heap) > s.compactAt {
 		p.compactHeap()
 	}
-	s.parked = s.parked[:0]
-	best, bestPrio := engine.NoGoroutine, 0.0
-	for len(s.heap) > 0 {
-		top := s.heap[0]
-		if !p.current(top) {
-			s.heap.pop()
-			continue
-		}
-		if !en.has(top.g) {
-			s.parked = append(s.parked, s.heap.pop())
-			continue
-		}
-		best, bestPrio = top.g, top.prio
-		break
+	if top, ok := s.heap.topEnabled(p.current, en.has, &s.parked); ok {
+		return top.g, top.prio
 	}
-	for _, e := range s.parked {
-		s.heap.push(e)
-	}
-	return best, bestPrio
+	return engine.NoGoroutine, 0
 }
 
 // posHeapSlack is the number of entries the heap may gain past twice its length after the

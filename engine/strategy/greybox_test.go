@@ -201,7 +201,7 @@ func TestGreyboxReplaysOnNewPoints(t *testing.T) {
 			err = fmt.Errorf("mutant with cut %d made %v, its entry %v", g.cut, followed, base.picks[:len(followed)])
 		}
 	}}
-	engine.Explore(body, engine.Config{Strategy: spy, Schedules: 200, Points: engine.PointsAll})
+	engine.Explore(body, engine.Config{Strategy: spy, Schedules: 1000, Points: engine.PointsAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,5 +318,72 @@ func TestGreyboxStatesAreBounded(t *testing.T) {
 	engine.Explore(body, engine.Config{Strategy: g, Schedules: 500})
 	if g.states != g.maxStates || g.Corpus() > g.maxStates {
 		t.Errorf("%d states covered, corpus of %d: want %d states and at most as many schedules", g.states, g.Corpus(), g.maxStates)
+	}
+}
+
+// TestGreyboxRacesSeenBeforeDoNotJoin: two goroutines write a variable with nothing ordering
+// them, so every execution shows the same race; once its coverage is known, an execution
+// joins the corpus only for a race not seen before, and the corpus stays small instead of
+// growing by every execution.
+func TestGreyboxRacesSeenBeforeDoNotJoin(t *testing.T) {
+	body := func(t *engine.T) {
+		var x int
+		var wg sync.WaitGroup
+		engine.WGAdd(&wg, 2, "j.go:1")
+		for range 2 {
+			engine.Go(func() {
+				engine.Write(unsafe.Pointer(&x), "j.go:2")
+				x++
+				engine.WGDone(&wg, "j.go:3")
+			}, "j.go:4")
+		}
+		engine.WGWait(&wg, "j.go:5")
+	}
+	g := NewGreybox(1)
+	raced := 0
+	rep := engine.Explore(body, engine.Config{Strategy: g, Schedules: 300, Races: true, Points: engine.PointsSync,
+		OnExecution: func(_ int, r *engine.Result) {
+			if len(r.Races) > 0 {
+				raced++
+			}
+		}})
+	if raced < rep.Schedules/2 || g.Corpus() == 0 || g.Corpus() > 20 {
+		t.Errorf("%d of %d executions showed the race, corpus of %d: want most, and a corpus of 1–20", raced, rep.Schedules, g.Corpus())
+	}
+}
+
+// TestGreyboxChoosesRareEntries: of two corpus entries, the one whose element fewer
+// executions covered is the mutants' start unless all greyboxTournament draws miss it; with
+// equal counts, the newest is.
+func TestGreyboxChoosesRareEntries(t *testing.T) {
+	const draws = 1000
+	for _, tc := range []struct {
+		name    string
+		covered [2]uint32 // how many executions covered each entry's element
+		want    int       // the entry that should be chosen
+		atLeast int       // of draws
+	}{
+		{"older is rarer", [2]uint32{1, 100}, 0, draws * 98 / 100},
+		{"newer is rarer", [2]uint32{100, 1}, 1, draws * 98 / 100},
+		{"equal: newest", [2]uint32{7, 7}, 1, draws * 98 / 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGreybox(3)
+			g.next()
+			for i, n := range tc.covered {
+				p := greyboxPair{from: int32(i), to: int32(i)}
+				g.cover[p] = n
+				g.corpus = append(g.corpus, &greyboxEntry{firsts: []greyboxPair{p}})
+			}
+			chosen := 0
+			for range draws {
+				if g.choose(len(g.corpus)) == g.corpus[tc.want] {
+					chosen++
+				}
+			}
+			if chosen < tc.atLeast {
+				t.Errorf("entry %d chosen %d times of %d, want at least %d", tc.want, chosen, draws, tc.atLeast)
+			}
+		})
 	}
 }

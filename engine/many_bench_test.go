@@ -91,7 +91,7 @@ func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 	// The members as DefaultPortfolioMembers gives them (stride's p exactly, whose ratio is
 	// looked up, not estimated).
 	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
-	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period"} {
+	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox"} {
 		for _, bd := range bodies {
 			b.Run(spec+"/"+bd.name, func(b *testing.B) {
 				name, params, err := strategy.Parse(spec)

@@ -66,9 +66,10 @@ var paramNames = map[string][]string{
 //     the paper's two variants); with p: learn — executions with smax = 1 that learn the
 //     goroutines' lengths (≥ 1, default 100), lengths — comma-separated lengths by goroutine
 //     id, used at once instead of learning; smax and p exclude each other. seed as for random.
-//   - portfolio: members — the member strategies, rotated one execution each, joined by "+",
-//     each a name with optional ":key=value" parameters (default DefaultPortfolioMembers,
-//     "pct:d=3+pos+stride:p=0.0216…+idb+period"); their seeds are derived from seed.
+//   - portfolio: members — the member strategies, rotated one execution each (a learning
+//     greybox member more, see Portfolio), joined by "+", each a name with optional
+//     ":key=value" parameters (default DefaultPortfolioMembers,
+//     "pct:d=3+pos+stride:p=0.0216…+idb+period+greybox"); their seeds are derived from seed.
 func New(name string, params map[string]string, seed uint64) (engine.Strategy, error) {
 	known, ok := paramNames[name]
 	if !ok {

@@ -90,6 +90,10 @@ type Greybox struct {
 	races     map[[2]engine.Pos]bool // the races seen, by their accesses' positions
 	focus     *greyboxEntry          // the entry that showed a new race
 	focusLeft int                    // executions still to be mutants of focus
+
+	// ended counts the executions ended; lastNew is that count when one last joined the
+	// corpus.
+	ended, lastNew int
 }
 
 // greyboxFreshEvery is how often an execution is fresh once the corpus is not empty: fresh
@@ -200,6 +204,18 @@ func (s *Greybox) DataSeed() uint64 { return s.dataSeed }
 // mutants of them.
 func (s *Greybox) Corpus() int  { return len(s.corpus) }
 func (s *Greybox) Mutants() int { return s.mutants }
+
+// Learning implements Learner: whether an execution joined the corpus recently — among the
+// last greyboxLearnWindow, and among fewer than came before it (so that a small program
+// whose few behaviours were covered in the first executions stops learning after as many
+// more).
+func (s *Greybox) Learning() bool {
+	return s.ended-s.lastNew < min(greyboxLearnWindow, s.lastNew)
+}
+
+// greyboxLearnWindow is the most executions in a row that add nothing to the corpus while
+// Learning.
+const greyboxLearnWindow = 100
 
 // Begin implements engine.Strategy. It always returns true.
 func (s *Greybox) Begin() bool {
@@ -350,9 +366,11 @@ func (s *Greybox) End(r *engine.Result) {
 	for _, race := range r.Races {
 		newRace = newRace || !s.races[[2]engine.Pos{race.A.Pos, race.B.Pos}]
 	}
+	s.ended++
 	if len(firsts) == 0 && !newRace {
 		return
 	}
+	s.lastNew = s.ended
 	e := &greyboxEntry{
 		picks:    slices.Clone(s.picks),
 		choices:  slices.Clone(s.choices),

@@ -387,3 +387,61 @@ func TestGreyboxChoosesRareEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestGreyboxLearning: greybox is Learning while its executions keep joining the corpus, and
+// stops once as many executions as came before the last one that joined (at most
+// greyboxLearnWindow) added nothing.
+func TestGreyboxLearning(t *testing.T) {
+	var runs int32
+	tests := []struct {
+		name string
+		body func(*engine.T)
+		// executions, then the Learning wanted after each number of executions listed
+		execs int
+		want  map[int]bool
+	}{
+		// One schedule: the first execution joins, the second adds nothing and ends it.
+		{"straight line", func(t *engine.T) {
+			var x int
+			for range 3 {
+				engine.Write(unsafe.Pointer(&x), "w")
+				x++
+			}
+		}, 50, map[int]bool{0: false, 1: true, 2: false, 50: false}},
+		// A new state in every execution (a counter kept outside the test).
+		{"new state each time", func(t *engine.T) {
+			var v atomic.Int32
+			runs++
+			engine.AtomicInt32Store(&v, runs, "s.go:1")
+			engine.AtomicInt32Load(&v, "s.go:2")
+		}, 300, map[int]bool{1: true, 300: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGreybox(1)
+			if want, ok := tc.want[0]; ok && g.Learning() != want {
+				t.Errorf("before the first execution: Learning %v, want %v", !want, want)
+			}
+			n := 0
+			engine.Explore(tc.body, engine.Config{Strategy: g, Schedules: tc.execs, OnExecution: func(int, *engine.Result) {
+				n++
+				if want, ok := tc.want[n]; ok && g.Learning() != want {
+					t.Errorf("after %d executions (corpus of %d): Learning %v, want %v", n, g.Corpus(), !want, want)
+				}
+			}})
+		})
+	}
+}
+
+// TestGreyboxStopsLearningAfterTheWindow: with executions that joined the corpus long ago,
+// greyboxLearnWindow executions that add nothing end Learning.
+func TestGreyboxStopsLearningAfterTheWindow(t *testing.T) {
+	g := NewGreybox(1)
+	g.ended, g.lastNew = 5000, 5000
+	for i := 1; i <= greyboxLearnWindow; i++ {
+		g.ended++
+		if got, want := g.Learning(), i < greyboxLearnWindow; got != want {
+			t.Fatalf("%d executions after the last new one: Learning %v, want %v", i, got, want)
+		}
+	}
+}

@@ -252,19 +252,25 @@ func TestGreyboxCoversAtomicStates(t *testing.T) {
 // TestGreyboxFocusesOnNewRaces: the executions after one that shows a race first seen are
 // all mutants of it, greyboxFocus of them; an execution that shows only races seen before
 // changes nothing.
+// twoWriters starts two goroutines that increment x with nothing ordering their writes (a race
+// in every execution) and waits for both; its operations' positions are in file.
+func twoWriters(x *int, file string) {
+	var wg sync.WaitGroup
+	engine.WGAdd(&wg, 2, file+":1")
+	for range 2 {
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(x), file+":2")
+			*x++
+			engine.WGDone(&wg, file+":3")
+		}, file+":4")
+	}
+	engine.WGWait(&wg, file+":5")
+}
+
 func TestGreyboxFocusesOnNewRaces(t *testing.T) {
 	body := func(t *engine.T) {
 		var x, y int
-		var wg sync.WaitGroup
-		engine.WGAdd(&wg, 2, "r.go:1")
-		for range 2 {
-			engine.Go(func() {
-				engine.Write(unsafe.Pointer(&x), "r.go:2")
-				x++
-				engine.WGDone(&wg, "r.go:3")
-			}, "r.go:4")
-		}
-		engine.WGWait(&wg, "r.go:5")
+		twoWriters(&x, "r.go")
 		engine.Go(func() {
 			engine.Write(unsafe.Pointer(&y), "r.go:6")
 			y++
@@ -328,16 +334,7 @@ func TestGreyboxStatesAreBounded(t *testing.T) {
 func TestGreyboxRacesSeenBeforeDoNotJoin(t *testing.T) {
 	body := func(t *engine.T) {
 		var x int
-		var wg sync.WaitGroup
-		engine.WGAdd(&wg, 2, "j.go:1")
-		for range 2 {
-			engine.Go(func() {
-				engine.Write(unsafe.Pointer(&x), "j.go:2")
-				x++
-				engine.WGDone(&wg, "j.go:3")
-			}, "j.go:4")
-		}
-		engine.WGWait(&wg, "j.go:5")
+		twoWriters(&x, "j.go")
 	}
 	g := NewGreybox(1)
 	raced := 0

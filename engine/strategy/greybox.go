@@ -83,9 +83,14 @@ type Greybox struct {
 	picks    []greyboxPick           // the execution's decisions and data choices, kept if it
 	choices  []int                   // joins the corpus
 	last     map[uintptr]greyboxLast // the previous operation on each object
-	hits     map[greyboxPair]int32   // the pairs of the execution (hits 0), how often
-	order    []greyboxPair           // the same pairs, in the order first seen
-	mutants  int                     // executions that were mutants
+	// The elements the execution covered, in the order first seen (hits 0), and how often
+	// each occurred; index finds a pair's place in order by pairKey, stateIndex a state's by
+	// its value (keys of one word hash faster than the struct).
+	order      []greyboxPair
+	counts     []int32
+	index      map[uint64]int32
+	stateIndex map[uint64]int32
+	mutants    int // executions that were mutants
 
 	races     map[[2]engine.Pos]bool // the races seen, by their accesses' positions
 	focus     *greyboxEntry          // the entry that showed a new race
@@ -142,6 +147,15 @@ type greyboxPair struct {
 	state    uint64 // the atomic variables' state (engine.Decision.AtomicState)
 }
 
+// pairKey packs a pair of operations (hits 0, from ≥ 0) into one word.
+func (e greyboxPair) pairKey() uint64 {
+	k := uint64(uint32(e.from))<<33 | uint64(uint32(e.to))<<1
+	if e.same {
+		k |= 1
+	}
+	return k
+}
+
 // greyboxLast is the previous operation on an object.
 type greyboxLast struct {
 	pos int32
@@ -169,12 +183,13 @@ func hitBucket(n int32) uint8 {
 // seed.
 func NewGreybox(seed uint64) *Greybox {
 	return &Greybox{
-		seeds: newSeeds(seed),
-		cover: map[greyboxPair]uint32{},
-		pos:   map[engine.Pos]int32{},
-		last:  map[uintptr]greyboxLast{},
-		hits:  map[greyboxPair]int32{},
-		races: map[[2]engine.Pos]bool{},
+		seeds:      newSeeds(seed),
+		cover:      map[greyboxPair]uint32{},
+		pos:        map[engine.Pos]int32{},
+		last:       map[uintptr]greyboxLast{},
+		index:      map[uint64]int32{},
+		stateIndex: map[uint64]int32{},
+		races:      map[[2]engine.Pos]bool{},
 
 		maxStates: greyboxMaxStates,
 	}
@@ -230,8 +245,9 @@ func (s *Greybox) Begin() bool {
 	}
 	s.picks, s.choices = s.picks[:0], s.choices[:0]
 	clear(s.last)
-	clear(s.hits)
-	s.order = s.order[:0]
+	clear(s.index)
+	clear(s.stateIndex)
+	s.order, s.counts = s.order[:0], s.counts[:0]
 	return true
 }
 
@@ -287,9 +303,18 @@ func (s *Greybox) Pick(d *engine.Decision) engine.GID {
 
 // count counts an occurrence of a coverage element in the execution.
 func (s *Greybox) count(e greyboxPair) {
-	if s.hits[e]++; s.hits[e] == 1 {
-		s.order = append(s.order, e)
+	index, key := s.index, e.pairKey()
+	if e.from < 0 {
+		index, key = s.stateIndex, e.state
 	}
+	i, ok := index[key]
+	if !ok {
+		i = int32(len(s.order))
+		index[key] = i
+		s.order = append(s.order, e)
+		s.counts = append(s.counts, 0)
+	}
+	s.counts[i]++
 }
 
 // pick follows base up to the cut, makes the mutation there, and walks at random after it.
@@ -351,8 +376,8 @@ func (s *Greybox) Choose(c *engine.Choice) int {
 // race not seen before, joins the corpus.
 func (s *Greybox) End(r *engine.Result) {
 	var firsts []greyboxPair
-	for _, pair := range s.order { // in the order first seen: no choice may depend on a map's order
-		pair.hits = hitBucket(s.hits[pair])
+	for i, pair := range s.order { // in the order first seen: no choice may depend on a map's order
+		pair.hits = hitBucket(s.counts[i])
 		n := s.cover[pair]
 		if n == 0 {
 			firsts = append(firsts, pair)

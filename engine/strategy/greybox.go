@@ -28,8 +28,8 @@ import (
 // seeds 1–40 found safestack's bug within 10,000 executions; with states (and the focus on
 // races below), 37, half of them within 3,754. An execution that covers an element not
 // covered before, or that shows a data race not seen before, joins the corpus (a racy program
-// shows its races in most executions, which would make every one join). States stop counting once
-// greyboxMaxStates distinct ones were covered: a program that keeps values from its data
+// shows its races in most executions, which would make every one join). States stop counting
+// once greyboxMaxStates distinct ones were covered: a program that keeps values from its data
 // nondeterminism (a rand value) or from earlier executions in its atomics shows new states
 // in every execution, which would make every execution join the corpus.
 //
@@ -50,11 +50,12 @@ import (
 // fuzzers' seed schedules favour the inputs that exercise rare behaviour (AFLFast's, Böhme,
 // Pham and Roychoudhury, CCS 2016; FairFuzz's rare branches, Lemieux and Sen, ASE 2018):
 // greyboxTournament entries are drawn uniformly and the one whose rarest element (of those it
-// covered first) the fewest executions have covered since wins, the newest on a tie. Random choices come from the execution's seed,
-// as for the other randomized strategies (SCTBench §5); the corpus a mutant starts from
-// depends on the executions before it, so a mutant is reproduced from its schedule file,
-// which records its decisions, not from its seed alone (its Params say it is a mutant). A
-// mutant's data choices and math/rand values up to the cut are its corpus entry's.
+// covered first) the fewest executions have covered since wins, the newest on a tie. Random
+// choices come from the execution's seed, as for the other randomized strategies (SCTBench
+// §5); the corpus a mutant starts from depends on the executions before it, so a mutant is
+// reproduced from its schedule file, which records its decisions, not from its seed alone
+// (its Params say it is a mutant). A mutant's data choices and math/rand values up to the cut
+// are its corpus entry's.
 //
 // When the scheduling points change (a race first seen while exploring makes its accesses
 // points, Config.Points racy), the corpus is kept (Greybox is no engine.Restarter): a prefix
@@ -389,7 +390,9 @@ func (s *Greybox) End(r *engine.Result) {
 	}
 	newRace := false
 	for _, race := range r.Races {
-		newRace = newRace || !s.races[[2]engine.Pos{race.A.Pos, race.B.Pos}]
+		if k := [2]engine.Pos{race.A.Pos, race.B.Pos}; !s.races[k] {
+			s.races[k], newRace = true, true
+		}
 	}
 	s.ended++
 	if len(firsts) == 0 && !newRace {
@@ -407,11 +410,8 @@ func (s *Greybox) End(r *engine.Result) {
 		e.points[p.pos] = true
 	}
 	s.corpus = append(s.corpus, e)
-	for _, race := range r.Races {
-		if k := [2]engine.Pos{race.A.Pos, race.B.Pos}; !s.races[k] {
-			s.races[k] = true
-			s.focus, s.focusLeft = e, greyboxFocus
-		}
+	if newRace {
+		s.focus, s.focusLeft = e, greyboxFocus
 	}
 }
 

@@ -60,7 +60,7 @@ var DefaultPortfolioMembers = "pct:d=3+pos+stride:p=" +
 // an equal share; on a lock-free structure whose states it keeps discovering (safestack: a
 // new one every ten to thirty executions until the bug) it ends up running most executions.
 // The bound above holds with n − 1 + learnerTurns in place of n for the other members.
-
+//
 // Each member is an oracle that lives across executions, and keeps its own state: Begin,
 // Pick, Choose and End of an execution go to that execution's member only, so a member's
 // k-th execution in the portfolio is exactly its k-th execution alone — a systematic

@@ -60,6 +60,10 @@ type jsonEvent struct {
 	Notice string `json:"Notice,omitempty"`
 	// PeakMemory is the exploring test process's peak resident memory in bytes.
 	PeakMemory int64 `json:"PeakMemory,omitempty"`
+	// MaxGoroutines and MaxSteps are the most goroutines and scheduling steps one execution
+	// had.
+	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
+	MaxSteps      int `json:"MaxSteps,omitempty"`
 }
 
 func (o *output) emit(e jsonEvent) {
@@ -180,7 +184,8 @@ func (o *output) result(t testOutcome) {
 		}
 		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
-			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory})
+			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
+			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps})
 		return
 	}
 	o.clear()

@@ -110,6 +110,9 @@ func TestExamplesEndToEnd(t *testing.T) {
 			if runtime.GOOS == "linux" && final.PeakMemory < 1<<20 {
 				t.Errorf("final event's PeakMemory %d: want the test process's peak, at least 1 MB", final.PeakMemory)
 			}
+			if final.MaxGoroutines < 2 || final.MaxSteps < final.MaxGoroutines {
+				t.Errorf("final event's MaxGoroutines %d and MaxSteps %d: want a test's goroutines (at least its own and one more) and at least as many steps", final.MaxGoroutines, final.MaxSteps)
+			}
 			t.Logf("%s: %s after %d schedule(s) at %s, %d preemption(s)", ex.dir, final.Bug.Kind, *final.Schedules, final.Bug.Position, final.Bug.Preemptions)
 			f, err := schedule.Load(final.Bug.Schedule)
 			if err != nil {

@@ -12,6 +12,9 @@
 //     have their own cost per step) against the native test binary's time per run
 //     (-test.count), and the exploring process's peak resident memory (the result's
 //     PeakMemory) against the native test binary's;
+//   - the floor of the design: the many-goroutine cases against a program that only switches
+//     between as many goroutines, as many times, the engine's way (channel handoffs) and by
+//     coroutines (testdata/perf's floor_test.go);
 //   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines|LimitedGroup' in engine,
 //     whose figures are ratios measured in that one run.
 //
@@ -51,24 +54,26 @@ type perfCase struct {
 	what      string
 	schedules int // interleave test's schedules (and race-detection runs)
 	count     int // native runs
-	// strategy is interleave test's -strategy, "" for the default (the portfolio, whose five
-	// members take one execution each in turn: the budgets of its rows are multiples of 5).
+	// strategy is interleave test's -strategy, "" for the default (the portfolio, whose
+	// members take one execution each in turn at first).
 	strategy string
+	// floor: the row is set against the floors of its shape too (writeFloors).
+	floor bool
 }
 
 var cases = []perfCase{
-	{"TestGoroutines10", "10 goroutines", 2000, 2000, "random"},
-	{"TestGoroutines1000", "1,000 goroutines", 50, 200, "random"},
-	{"TestGoroutines10000", "10,000 goroutines", 5, 20, "random"},
-	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200, "random"},
-	{"TestGoroutines1000", "1,000 goroutines, default strategy", 50, 200, ""},
-	{"TestGoroutines10000", "10,000 goroutines, default strategy", 5, 20, ""},
-	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time, default strategy", 50, 200, ""},
+	{"TestGoroutines10", "10 goroutines", 2000, 2000, "random", true},
+	{"TestGoroutines1000", "1,000 goroutines", 50, 200, "random", true},
+	{"TestGoroutines10000", "10,000 goroutines", 5, 20, "random", true},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200, "random", true},
+	{"TestGoroutines1000", "1,000 goroutines, default strategy", 50, 200, "", true},
+	{"TestGoroutines10000", "10,000 goroutines, default strategy", 5, 20, "", true},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time, default strategy", 50, 200, "", true},
 	// A whole run at interleave test's default budget: what a search keeps from one execution
 	// to the next shows in its peak memory only over thousands of schedules.
-	{"TestGoroutines1000", "1,000 goroutines, default strategy, default budget", 10000, 1000, ""},
-	{"TestAllocate10MB", "10 MB allocated", 100, 100, "random"},
-	{"TestAllocate1GB", "1 GB allocated", 3, 3, "random"},
+	{"TestGoroutines1000", "1,000 goroutines, default strategy, default budget", 10000, 1000, "", false},
+	{"TestAllocate10MB", "10 MB allocated", 100, 100, "random", false},
+	{"TestAllocate1GB", "1 GB allocated", 3, 3, "random", false},
 }
 
 // measure is one run of a command: its wall time, and the peak resident memory of the largest
@@ -214,8 +219,10 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "## Per schedule (interleave test) and per run (native test binary)\n\n")
 	fmt.Fprintf(w, "interleave test: `-strategy random -keep-going -minimize 0 -p 1` (without `-strategy` in the rows of the default strategy, the portfolio `%s`), default points (racy) and race detection, `-schedules N -race-runs N`; time per schedule = the result's Elapsed / Schedules; memory = the exploring process's peak (PeakMemory, its VmHWM). Native: the `go test -c` binary with `-test.count=N`, time per run = its wall time / N, memory = its peak (rusage, started from a small process).\n\n", strategy.DefaultPortfolioMembers)
 	fmt.Fprintf(w, "| test | N (interleave / native) | interleave per schedule | native per run | ratio | interleave peak | native peak | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	var floors []floorRow
 	for _, c := range cases {
-		var ilTime, ilPeak, nTime, nPeak []float64
+		var ilTime, ilPeak, nTime, nPeak, hTime, cTime []float64
+		var shape *resultEvent
 		for range b.reps {
 			ev, err := b.explore(ctx, c)
 			if err != nil {
@@ -229,21 +236,66 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 			}
 			nTime = append(nTime, m.wall.Seconds()/float64(c.count))
 			nPeak = append(nPeak, float64(m.peak))
+			if !c.floor {
+				continue
+			}
+			if shape == nil {
+				shape = ev
+			}
+			for _, f := range []struct {
+				test  string
+				times *[]float64
+			}{{"TestHandoffFloor", &hTime}, {"TestCoroutineFloor", &cTime}} {
+				m, err := b.measured(ctx, b.perfDir, b.native, "-test.run", "^"+f.test+"$", "-test.count="+strconv.Itoa(c.count),
+					"-floor.goroutines="+strconv.Itoa(shape.MaxGoroutines), "-floor.steps="+strconv.Itoa(shape.MaxSteps))
+				if err != nil {
+					return err
+				}
+				*f.times = append(*f.times, m.wall.Seconds()/float64(c.count))
+			}
 		}
 		it, nt := median(ilTime), median(nTime)
 		ip, np := median(ilPeak), median(nPeak)
 		fmt.Fprintf(w, "| %s (%s) | %d / %d | %s | %s | %.1f× | %s | %s | %.2f× |\n", c.what, c.test, c.schedules, c.count, dur(it), dur(nt), it/nt, mb(ip), mb(np), ip/np)
+		if c.floor {
+			floors = append(floors, floorRow{c, shape.MaxGoroutines, shape.MaxSteps, it, nt, median(hTime), median(cTime)})
+		}
 	}
 	fmt.Fprintln(w)
+	writeFloors(w, floors)
 	return nil
+}
+
+// floorRow is a case's times set against the floors of its shape.
+type floorRow struct {
+	c                                  perfCase
+	goroutines, steps                  int
+	interleave, native, handoff, corou float64
+}
+
+// writeFloors prints each many-goroutine case's time per schedule against the floors of
+// interleave test's design measured with the same goroutines and steps (testdata/perf's
+// floor_test.go): what part of the ratio to native the engine could still remove, and what
+// part any engine built this way pays.
+func writeFloors(w io.Writer, rows []floorRow) {
+	fmt.Fprintf(w, "## The floor of the design\n\n")
+	fmt.Fprintf(w, "The floors run natively (`go test -c` binary, `-test.count=N`) with the goroutines and steps of the exploration above (its `-json` result's MaxGoroutines and MaxSteps, of its first run): **handoff** is the engine's design with nothing else — every goroutine on a goroutine of its own, a step handing control to the goroutine a seeded random walk picks by a token on its channel (TestHandoffFloor); **coroutine** switches instead by the standard library's cheapest means, iter.Pull's coroutines, two switches a step through a scheduler (TestCoroutineFloor).\n\n")
+	fmt.Fprintf(w, "| test | goroutines, steps | interleave per schedule | handoff floor per run | floor / native | interleave / floor | coroutine floor per run | coroutine floor / native |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s (%s) | %d, %d | %s | %s | %.1f× | %.1f× | %s | %.1f× |\n", r.c.what, r.c.test, r.goroutines, r.steps,
+			dur(r.interleave), dur(r.handoff), r.handoff/r.native, r.interleave/r.handoff, dur(r.corou), r.corou/r.native)
+	}
+	fmt.Fprintln(w)
 }
 
 // resultEvent is what perfbench reads of interleave test -json's pass or fail event.
 type resultEvent struct {
-	Action     string
-	Elapsed    float64
-	Schedules  int
-	PeakMemory int64
+	Action        string
+	Elapsed       float64
+	Schedules     int
+	PeakMemory    int64
+	MaxGoroutines int
+	MaxSteps      int
 }
 
 func (b *bench) explore(ctx context.Context, c perfCase) (*resultEvent, error) {

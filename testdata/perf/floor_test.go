@@ -1,0 +1,149 @@
+package perf
+
+import (
+	"flag"
+	"iter"
+	"math/rand/v2"
+	"testing"
+)
+
+// The floors: what running a program the way interleave test runs it costs with nothing else
+// done — no strategy, no race detection, no shadow state, only the switches. perfbench runs
+// them natively with the goroutines and steps an exploration of the test it compares had
+// (-floor.goroutines, -floor.steps, from interleave test -json's MaxGoroutines and MaxSteps),
+// so that each row shows how much of interleave test's time is the engine's and how much the
+// floor of its design. Without the flags they skip.
+var (
+	floorGoroutines = flag.Int("floor.goroutines", 0, "goroutines of a floor test, the body's included")
+	floorSteps      = flag.Int("floor.steps", 0, "scheduling steps of a floor test")
+)
+
+// floorShape returns the flags' shape: the goroutines the body starts, and how many steps
+// each takes (every one of them ends after its steps); the body takes one step per go
+// statement.
+func floorShape(t *testing.T) (children int, steps []int) {
+	if *floorGoroutines < 2 || *floorSteps < *floorGoroutines {
+		t.Skip("a floor: run it with -floor.goroutines ≥ 2 and -floor.steps ≥ that (perfbench does)")
+	}
+	children = *floorGoroutines - 1
+	rest := *floorSteps - children
+	steps = make([]int, children)
+	for i := range steps {
+		steps[i] = rest / children
+		if i < rest%children {
+			steps[i]++
+		}
+	}
+	return children, steps
+}
+
+// handoffs is the floor of the engine's design: every goroutine of the program runs on a
+// goroutine of its own, and a step hands control to the goroutine a seeded random walk picks
+// (among those started and not ended) by a token on its channel of capacity one, the one
+// that handed it then waiting for a token on its own — the engine's switch (Exec.switchTo).
+type handoffs struct {
+	wake []chan struct{}
+	live []int // the goroutines started and not ended; 0 is the body
+	at   []int // at[g]: g's index in live
+	rng  *rand.Rand
+	done chan struct{}
+}
+
+// step is a scheduling point of goroutine g: the walk picks who runs next, and g waits for its
+// turn if it is not g.
+func (h *handoffs) step(g int) {
+	next := h.live[h.rng.IntN(len(h.live))]
+	if next == g {
+		return
+	}
+	h.wake[next] <- struct{}{}
+	<-h.wake[g]
+}
+
+// exit ends goroutine g and hands control to the goroutine picked next; the last to end closes
+// done.
+func (h *handoffs) exit(g int) {
+	i, last := h.at[g], len(h.live)-1
+	h.live[i] = h.live[last]
+	h.at[h.live[i]] = i
+	h.live = h.live[:last]
+	if len(h.live) == 0 {
+		close(h.done)
+		return
+	}
+	h.wake[h.live[h.rng.IntN(len(h.live))]] <- struct{}{}
+}
+
+// TestHandoffFloor starts the goroutines one step of the body each, every one of them taking
+// its steps, as the engine runs them.
+func TestHandoffFloor(t *testing.T) {
+	children, steps := floorShape(t)
+	h := &handoffs{
+		wake: make([]chan struct{}, children+1),
+		at:   make([]int, children+1),
+		rng:  rand.New(rand.NewPCG(1, 2)),
+		done: make(chan struct{}),
+	}
+	for g := range h.wake {
+		h.wake[g] = make(chan struct{}, 1)
+	}
+	h.live = append(h.live, 0)
+	for g := 1; g <= children; g++ {
+		h.at[g] = len(h.live)
+		h.live = append(h.live, g)
+		go func() {
+			<-h.wake[g]
+			for range steps[g-1] {
+				h.step(g)
+			}
+			h.exit(g)
+		}()
+		h.step(0)
+	}
+	h.exit(0)
+	<-h.done
+}
+
+// TestCoroutineFloor is the floor of a design that would switch by the standard library's
+// cheapest means, coroutines (iter.Pull, which the runtime switches to directly, not through
+// its run queues): a scheduler resumes the goroutine a seeded random walk picks, which runs
+// to its next step and switches back — two switches a step — and the body starts the
+// goroutines as coroutines, one step each.
+func TestCoroutineFloor(t *testing.T) {
+	children, steps := floorShape(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	resume := make([]func() (struct{}, bool), 0, children+1)
+	stops := make([]func(), 0, children+1)
+	live := make([]int, 0, children+1)
+	start := func(run func(step func() bool)) {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			run(func() bool { return yield(struct{}{}) })
+		})
+		live = append(live, len(resume))
+		resume, stops = append(resume, next), append(stops, stop)
+	}
+	start(func(step func() bool) {
+		for g := range children {
+			start(func(step func() bool) {
+				for range steps[g] {
+					if !step() {
+						return
+					}
+				}
+			})
+			if !step() {
+				return
+			}
+		}
+	})
+	for len(live) > 0 {
+		i := rng.IntN(len(live))
+		if _, ok := resume[live[i]](); !ok {
+			live[i] = live[len(live)-1]
+			live = live[:len(live)-1]
+		}
+	}
+	for _, stop := range stops {
+		stop()
+	}
+}

@@ -154,16 +154,10 @@ func (e *Exec) flipGroup(q *waitq, on bool) bool {
 	if on && q.nOn != 0 || !on && q.nOn != len(q.ids) {
 		return false
 	}
-	en := e.en.words
-	for i, m := range q.members.words {
-		if m == 0 {
-			continue
-		}
-		if on {
-			e.en.setWord(i, en[i]|m)
-		} else {
-			e.en.setWord(i, en[i]&^m)
-		}
+	if on {
+		e.en.addAll(&q.members)
+	} else {
+		e.en.removeAll(&q.members)
 	}
 	if on {
 		q.onStep = e.steps
@@ -289,10 +283,25 @@ func (s *enabledSet) set(g GID, on bool) {
 	}
 }
 
-// setWord makes word i of the set w, keeping the counts.
-func (s *enabledSet) setWord(i int, w uint64) {
-	s.blocks[i>>enabledBlockShift] += int32(bits.OnesCount64(w)) - int32(bits.OnesCount64(s.words[i]))
-	s.words[i] = w
+// addAll adds the members of o, none of which is in s, a word and a block's count at a time
+// (o's own count of its members in the block). o is no longer than s.
+func (s *enabledSet) addAll(o *enabledSet) {
+	for i, m := range o.words {
+		s.words[i] |= m
+	}
+	for b, n := range o.blocks {
+		s.blocks[b] += n
+	}
+}
+
+// removeAll removes the members of o, every one of which is in s, as addAll adds them.
+func (s *enabledSet) removeAll(o *enabledSet) {
+	for i, m := range o.words {
+		s.words[i] &^= m
+	}
+	for b, n := range o.blocks {
+		s.blocks[b] -= n
+	}
 }
 
 // appendTo appends the goroutines of the set to ids in increasing order.

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestEnabledSetCountsItsBlocks drives an enabledSet through random single flips and whole
-// word writes (as flipGroup makes) and checks, after each, that nth, rank and next answer as
+// TestEnabledSetCountsItsBlocks drives an enabledSet through random single flips and groups
+// added or removed at once (as flipGroup makes) and checks, after each, that nth, rank and next answer as
 // a plain list of the members does, for sets spanning one block and many.
 func TestEnabledSetCountsItsBlocks(t *testing.T) {
 	for _, n := range []int{5, 64, 1000, 1024, 1025, 10000} {
@@ -16,16 +16,22 @@ func TestEnabledSetCountsItsBlocks(t *testing.T) {
 		member := make([]bool, n)
 		for op := 0; op < 400; op++ {
 			if r.IntN(4) == 0 {
-				i := r.IntN(len(s.words))
-				w := r.Uint64() & r.Uint64()
-				for b := 0; b < 64; b++ {
-					if g := i*64 + b; g >= n {
-						w &^= 1 << b
-					} else {
-						member[g] = w&(1<<b) != 0
+				// A group of goroutines all the other way, added or removed at once (as
+				// flipGroup does a mutex's waiters).
+				on := r.IntN(2) == 0
+				var group enabledSet
+				for g := range n {
+					if member[g] != on && r.IntN(3) == 0 {
+						group.grow(g + 1)
+						group.set(GID(g), true)
+						member[g] = on
 					}
 				}
-				s.setWord(i, w)
+				if on {
+					s.addAll(&group)
+				} else {
+					s.removeAll(&group)
+				}
 			} else {
 				g := r.IntN(n)
 				on := r.IntN(2) == 0

@@ -8,20 +8,29 @@ import (
 // Vector clocks for the race detector (race.go).
 //
 // A clock has one logical time per goroutine, indexed by GID, stored in chunks of
-// clockChunkLen times. Chunks are shared between clocks and copied on write: a join that finds
-// a chunk missing from the receiving clock, or one the other's is at least, takes the other's
-// chunk itself, not a copy (and the next join of the two compares the pointers only). A test
-// that starts thousands of goroutines which take the same mutex then costs a pass over the
-// chunks per join, not over the goroutines — the clock the mutex passes from holder to holder
-// holds the chunks of all earlier holders, and each new holder shares them instead of copying
-// them — and the memory of a clock is what it does not share. A chunk once held by two clocks
-// is shared for good: no clock changes it again, one that would copies it first. That costs a
-// copy where a count of holders would have found the chunk back with one holder, but neither
-// sharing a chunk that is already shared nor dropping a clock writes to its chunks: dropping
-// the clocks of an execution's goroutines visits none of their chunks, which the detector's
-// arena gives out anew in the next execution (chunkArena). A chunk found to
-// be at least another, or raised to include it, remembers that one's stamp (covers), so that
-// the next join of the two, while the other is unchanged, skips comparing them.
+// clockChunkLen times, and the chunks in pages of clockPageLen. Chunks and pages are shared
+// between clocks and copied on write: a join that finds a page or chunk missing from the
+// receiving clock, or one the other's is at least, takes the other's itself, not a copy (and
+// the next join of the two compares the pointers only). A test that starts thousands of
+// goroutines which take the same mutex then costs a pass over the pages per join, and over the
+// chunks of the pages that differ, not over the goroutines — the clock the mutex passes from
+// holder to holder holds the pages of all earlier holders, and each new holder shares them
+// instead of copying them — and the memory of a clock is what it does not share. A page once
+// held by two clocks is shared for good: no clock changes it again, one that would copies it
+// first, and the copy shares the chunks. That costs a copy where a count of holders would have
+// found the page back with one holder, but neither sharing a page that is already shared nor
+// dropping a clock writes to its pages: dropping the clocks of an execution's goroutines visits
+// none of them, and the detector's arena gives them out anew in the next execution
+// (chunkArena).
+//
+// What a join reads of a chunk it does not compare is in its page, next to the pointer: a
+// stamp that names the chunk's content (a new one, unique in the process, whenever a chunk is
+// made or changed), the stamp of a chunk this one is known to be at least (covers: it was
+// raised to include that one, or found at least it), and whether the page is the chunk's only
+// holder. The join of a WaitGroup's clock with each goroutine's at its Done, whose chunks
+// differ from the goroutine's in every page (the goroutines' times after their Unlock are in
+// one, the mutex's in the other), then skips the chunks it has already included by reading two
+// pages, not the headers of a hundred chunks scattered in memory.
 
 const (
 	clockChunkBits = 6
@@ -32,21 +41,35 @@ const (
 type clockChunk struct {
 	t [clockChunkLen]uint32
 	n int32 // t[n:] are all 0
-	// shared says the chunk has been held by two clocks: it does not change any more.
-	shared bool
-	// stamp names the chunk's content: a new one, unique in the process, whenever the chunk is
-	// made or changed. covers is the stamp of a chunk this one was raised to include: while that
-	// chunk has that stamp, this one is at least it, and a join skips comparing them.
-	stamp, covers uint64
 }
 
 // clockStamps gives out the chunks' stamps.
 var clockStamps atomic.Uint64
 
-// vclock is a vector clock: c[i] holds the times of goroutines i*clockChunkLen and on (nil:
-// all 0).
+// clockPage holds clockPageLen chunks of a clock: the times of 1,024 consecutive goroutines.
+// With 10,000 goroutines a join is a pass over 10 pages, and over the 16 chunks of those that
+// differ, not over 157 chunks.
+type clockPage struct {
+	c [clockPageLen]*clockChunk
+	// stamp[j] names c[j]'s content; covers[j] is the stamp of a chunk c[j] is at least (while
+	// that one has it: times only grow).
+	stamp, covers [clockPageLen]uint64
+	// owned has bit j set when this page is c[j]'s only holder, which may then change it.
+	owned uint16
+	// shared says the page has been held by two clocks: it does not change any more.
+	shared bool
+}
+
+const (
+	clockPageBits = 4
+	clockPageLen  = 1 << clockPageBits
+	clockPageMask = clockPageLen - 1
+)
+
+// vclock is a vector clock: p[i].c[j] holds the times of goroutines
+// (i*clockPageLen+j)*clockChunkLen and on (a nil page or chunk: all 0).
 type vclock struct {
-	c []*clockChunk
+	p []*clockPage
 	// owner is the goroutine whose clock this is, plus one (0: an object's clock), and
 	// ownTime its own time, kept out of the chunks: the increment after each release (race.go)
 	// then writes no chunk — the chunk holding it is usually shared with the object released
@@ -54,55 +77,85 @@ type vclock struct {
 	// view of a goroutine's time is later than its own.
 	owner   GID
 	ownTime uint32
-	// arena is where v makes its chunks (nil: the heap). A goroutine's clock gets the
-	// detector's (adopt); an object's clock takes the arena of the first clock joined into it.
+	// arena is where v makes its chunks and pages (nil: the heap). A goroutine's clock gets
+	// the detector's (adopt); an object's clock takes the arena of the first clock joined into
+	// it.
 	arena *chunkArena
 }
 
 // adopt makes v goroutine g's clock, its own time 0, its chunks made in arena.
 func (v *vclock) adopt(g GID, arena *chunkArena) { v.owner, v.ownTime, v.arena = g+1, 0, arena }
 
-// chunkArena makes the chunks of an execution's clocks, and makes them again in the next:
-// every clock of an execution is dropped when it ends (the goroutines' are released, the
+// chunkArena makes the chunks and pages of an execution's clocks, and makes them again in the
+// next: every clock of an execution is dropped when it ends (the goroutines' are released, the
 // objects' go with their shadows), so its chunks can be given out anew without the collector
 // (reset). A test that starts thousands of goroutines copies a few chunks for each — most of
 // what it allocated, and deep in a scheduling point, where the allocator's slow path grew new
 // goroutines' stacks.
 type chunkArena struct {
-	blocks [][]clockChunk
-	used   int // chunks given out in this execution
+	chunks arenaOf[clockChunk]
+	pages  arenaOf[clockPage]
 }
 
-// chunkArenaBlock is the number of chunks the arena allocates at once.
-const chunkArenaBlock = 256
+// arenaOf gives out values of T from blocks it keeps from one execution to the next.
+type arenaOf[T any] struct {
+	blocks [][]T
+	used   int // values given out in this execution
+}
 
-// make returns a chunk of all 0.
-func (a *chunkArena) make() *clockChunk {
+// chunkArenaBlock is the number of values an arena allocates at once.
+const chunkArenaBlock = 128
+
+// make returns a zero T.
+func (a *arenaOf[T]) make() *T {
+	b, i := a.used/chunkArenaBlock, a.used%chunkArenaBlock
+	if b == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]T, chunkArenaBlock))
+		var zero T
+		engineMade.Add(chunkArenaBlock * uint64(unsafe.Sizeof(zero)))
+	}
+	a.used++
+	x := &a.blocks[b][i]
+	var zero T
+	*x = zero
+	return x
+}
+
+// makeChunk returns a chunk of all 0.
+func (a *chunkArena) makeChunk() *clockChunk {
 	if a == nil {
 		return new(clockChunk)
 	}
-	b, i := a.used/chunkArenaBlock, a.used%chunkArenaBlock
-	if b == len(a.blocks) {
-		a.blocks = append(a.blocks, make([]clockChunk, chunkArenaBlock))
-		engineMade.Add(chunkArenaBlock * uint64(unsafe.Sizeof(clockChunk{})))
-	}
-	a.used++
-	c := &a.blocks[b][i]
-	*c = clockChunk{}
-	return c
+	return a.chunks.make()
 }
 
-// reset gives out every chunk anew: no clock of the last execution is left.
-func (a *chunkArena) reset() { a.used = 0 }
+// makePage returns a page of nil chunks.
+func (a *chunkArena) makePage() *clockPage {
+	if a == nil {
+		return new(clockPage)
+	}
+	return a.pages.make()
+}
+
+// reset gives out every chunk and page anew: no clock of the last execution is left.
+func (a *chunkArena) reset() { a.chunks.used, a.pages.used = 0, 0 }
+
+// chunk returns chunk i of v (nil: all 0).
+func (v *vclock) chunk(i int) *clockChunk {
+	if pi := i >> clockPageBits; pi < len(v.p) {
+		if p := v.p[pi]; p != nil {
+			return p.c[i&clockPageMask]
+		}
+	}
+	return nil
+}
 
 func (v vclock) get(g GID) uint32 {
 	if g+1 == v.owner {
 		return v.ownTime
 	}
-	if i := int(g) >> clockChunkBits; i < len(v.c) {
-		if c := v.c[i]; c != nil {
-			return c.t[g&clockChunkMask]
-		}
+	if c := v.chunk(int(g) >> clockChunkBits); c != nil {
+		return c.t[g&clockChunkMask]
 	}
 	return 0
 }
@@ -112,46 +165,67 @@ func (v *vclock) set(g GID, t uint32) {
 		v.ownTime = t
 		return
 	}
-	c := v.own(int(g) >> clockChunkBits)
-	j := int32(g & clockChunkMask)
-	c.t[j] = t
-	c.stamp = clockStamps.Add(1)
-	if j >= c.n {
-		c.n = j + 1
-	}
+	p, j := v.own(int(g) >> clockChunkBits)
+	c, k := p.c[j], int32(g&clockChunkMask)
+	c.t[k] = t
+	c.n = max(c.n, k+1)
+	p.stamp[j] = clockStamps.Add(1)
 }
 
-// own returns chunk i of v, made or copied so that v is its only holder.
-func (v *vclock) own(i int) *clockChunk {
-	if i >= len(v.c) {
+// own makes chunk i of v, and its page, v's alone (made or copied), and returns the page and
+// the chunk's index in it. The caller that changes the chunk gives it a new stamp.
+func (v *vclock) own(i int) (*clockPage, int) {
+	p := v.ownPage(i >> clockPageBits)
+	j := i & clockPageMask
+	if p.owned&(1<<j) != 0 {
+		return p, j
+	}
+	c := v.arena.makeChunk()
+	if old := p.c[j]; old != nil {
+		c.n = old.n
+		copy(c.t[:old.n], old.t[:old.n])
+	} else {
+		p.stamp[j], p.covers[j] = clockStamps.Add(1), 0
+	}
+	p.c[j] = c
+	p.owned |= 1 << j
+	return p, j
+}
+
+// ownPage returns page i of v, made or copied so that v is its only holder. A copy holds the
+// chunks of the page it copies, as neither's only holder.
+func (v *vclock) ownPage(i int) *clockPage {
+	if i >= len(v.p) {
 		v.grow(i + 1)
 	}
-	c := v.c[i]
+	p := v.p[i]
 	switch {
-	case c == nil:
-		c = v.arena.make()
-		c.stamp = clockStamps.Add(1)
-	case c.shared:
-		cp := v.arena.make()
-		cp.n, cp.stamp, cp.covers = c.n, c.stamp, c.covers
-		copy(cp.t[:c.n], c.t[:c.n])
-		c = cp
+	case p == nil:
+		p = v.arena.makePage()
+	case p.shared:
+		cp := v.arena.makePage()
+		// Slice copies: an array assignment could go through a temporary in the frame, and
+		// a large frame deep in a scheduling point makes the runtime copy the stack.
+		copy(cp.c[:], p.c[:])
+		copy(cp.stamp[:], p.stamp[:])
+		copy(cp.covers[:], p.covers[:])
+		p = cp
 	default:
-		return c
+		return p
 	}
-	v.c[i] = c
-	return c
+	v.p[i] = p
+	return p
 }
 
-// grow makes v n chunks long, the new ones nil.
+// grow makes v n pages long, the new ones nil.
 func (v *vclock) grow(n int) {
-	if n <= cap(v.c) {
-		v.c = v.c[:n]
+	if n <= cap(v.p) {
+		v.p = v.p[:n]
 		return
 	}
-	old := cap(v.c)
-	v.c = append(v.c, make([]*clockChunk, n-len(v.c))...)
-	engineMade.Add(uint64(cap(v.c)-old) * uint64(unsafe.Sizeof((*clockChunk)(nil))))
+	old := cap(v.p)
+	v.p = append(v.p, make([]*clockPage, n-len(v.p))...)
+	engineMade.Add(uint64(cap(v.p)-old) * uint64(unsafe.Sizeof((*clockPage)(nil))))
 }
 
 // join makes v the element-wise maximum of v and o.
@@ -159,46 +233,22 @@ func (v *vclock) join(o vclock) {
 	if v.arena == nil {
 		v.arena = o.arena
 	}
-	if len(v.c) < len(o.c) {
-		v.grow(len(o.c))
+	if len(v.p) < len(o.p) {
+		v.grow(len(o.p))
 	}
-	for i, oc := range o.c {
-		c := v.c[i]
-		if oc == nil || c == oc {
+	for i, op := range o.p {
+		p := v.p[i]
+		if op == nil || p == op {
 			continue
 		}
-		if c == nil {
-			oc.share()
-			v.c[i] = oc
+		if p == nil || atMost(p, op) {
+			// o's page is at least v's: hold it instead of raising v's to it, so that the
+			// next join of the two compares one pointer.
+			op.shared = true
+			v.p[i] = op
 			continue
 		}
-		if c.covers == oc.stamp {
-			continue // c is already at least oc
-		}
-		if !oc.exceeds(c) {
-			// c is already at least oc, and stays so (times only grow): the next join of the
-			// two skips the comparison while oc is unchanged.
-			c.covers = oc.stamp
-			continue
-		}
-		if !c.exceeds(oc) {
-			// oc is at least c: hold oc instead of raising c to it (a copy, if c is shared),
-			// so that the next join of the two finds the same chunk and compares nothing. A
-			// WaitGroup's clock, joined with each goroutine's at its Done, then holds the
-			// chunks the goroutines took from a mutex they all locked, instead of copies that
-			// each later Done compares again.
-			oc.share()
-			v.c[i] = oc
-			continue
-		}
-		c = v.own(i)
-		for j, t := range oc.t[:oc.n] {
-			if t > c.t[j] {
-				c.t[j] = t
-			}
-		}
-		c.n = max(c.n, oc.n)
-		c.stamp, c.covers = clockStamps.Add(1), oc.stamp
+		v.joinPage(i, op)
 	}
 	if o.owner != 0 && o.owner != v.owner {
 		if g := o.owner - 1; o.ownTime > v.get(g) {
@@ -207,11 +257,58 @@ func (v *vclock) join(o vclock) {
 	}
 }
 
-// share marks c as held by more than one clock. A chunk already marked is only read: a
-// mutex's chunks, shared by every holder that takes them, are not written at each Lock.
-func (c *clockChunk) share() {
-	if !c.shared {
-		c.shared = true
+// atMost reports whether every time of page p is at most op's, and records what it finds of
+// each chunk of op in op.covers.
+func atMost(p, op *clockPage) bool {
+	for j, c := range p.c {
+		oc := op.c[j]
+		if c == oc || c == nil || oc != nil && op.covers[j] == p.stamp[j] {
+			continue
+		}
+		if oc == nil || c.exceeds(oc) {
+			return false
+		}
+		op.covers[j] = p.stamp[j]
+	}
+	return true
+}
+
+// joinPage makes page i of v the element-wise maximum of it and op, chunk by chunk: a chunk of
+// op at least v's replaces it (v then shares it), and v's chunks op has later times than are
+// raised.
+func (v *vclock) joinPage(i int, op *clockPage) {
+	for j, oc := range op.c {
+		p := v.p[i]
+		c := p.c[j]
+		switch {
+		case oc == nil || c == oc || p.covers[j] == op.stamp[j]:
+			continue // c is at least oc
+		case c == nil || op.covers[j] == p.stamp[j]:
+			// oc is at least c.
+		case !oc.exceeds(c):
+			// c is already at least oc, and stays so (times only grow): the next join of the
+			// two skips the comparison while oc is unchanged.
+			p.covers[j] = op.stamp[j]
+			continue
+		case c.exceeds(oc):
+			p, j := v.own(i<<clockPageBits + j)
+			c := p.c[j]
+			for k, t := range oc.t[:oc.n] {
+				c.t[k] = max(c.t[k], t)
+			}
+			c.n = max(c.n, oc.n)
+			p.stamp[j], p.covers[j] = clockStamps.Add(1), op.stamp[j]
+			continue
+		}
+		// oc is at least c: hold oc instead of raising c to it (a copy, if c is shared), so
+		// that the next join of the two finds the same chunk and compares nothing. A
+		// WaitGroup's clock, joined with each goroutine's at its Done, then holds the chunks
+		// the goroutines took from a mutex they all locked, instead of copies that each later
+		// Done compares again.
+		p = v.ownPage(i)
+		p.c[j], p.stamp[j], p.covers[j] = oc, op.stamp[j], op.covers[j]
+		p.owned &^= 1 << j
+		op.owned &^= 1 << j
 	}
 }
 
@@ -227,15 +324,16 @@ func (c *clockChunk) exceeds(o *clockChunk) bool {
 
 // release drops v's chunks, leaving it empty (all 0) with its slice kept for reuse.
 func (v *vclock) release() {
-	clear(v.c)
-	v.c = v.c[:0]
+	clear(v.p)
+	v.p = v.p[:0]
 	v.owner, v.ownTime = 0, 0
 }
 
 // flat returns v as one time per goroutine, up to the last goroutine with a time.
 func (v vclock) flat() []uint32 {
 	var out []uint32
-	for i, c := range v.c {
+	for i := range len(v.p) << clockPageBits {
+		c := v.chunk(i)
 		if c == nil || c.n == 0 {
 			continue
 		}

@@ -20,6 +20,7 @@ func TestVClockAgainstDense(t *testing.T) {
 		{"one chunk", 10, 4},
 		{"chunk boundary", 130, 5},
 		{"many chunks", 1000, 8},
+		{"many pages", 3000, 6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tt.goroutines)))
@@ -117,8 +118,8 @@ func TestVClockShares(t *testing.T) {
 		a.set(g, uint32(g)+1)
 	}
 	b.join(a)
-	for i := range a.c {
-		if a.c[i] != b.c[i] {
+	for i := range 3 {
+		if a.chunk(i) != b.chunk(i) {
 			t.Fatalf("chunk %d copied by join into an empty clock", i)
 		}
 	}
@@ -126,7 +127,7 @@ func TestVClockShares(t *testing.T) {
 	if a.get(clockChunkLen+1) == 1000 {
 		t.Fatal("a write to the clock that shares a chunk changed the other")
 	}
-	if a.c[1] == b.c[1] || a.c[0] != b.c[0] || a.c[2] != b.c[2] {
+	if a.chunk(1) == b.chunk(1) || a.chunk(0) != b.chunk(0) || a.chunk(2) != b.chunk(2) {
 		t.Fatal("a write copied other chunks than the one written, or not that one")
 	}
 }
@@ -141,14 +142,46 @@ func TestVClockTakesAChunkAtLeastItsOwn(t *testing.T) {
 	b.set(1, 2)
 	c.set(3, 1)
 	b.join(a)
-	if b.c[0] != a.c[0] {
+	if b.chunk(0) != a.chunk(0) {
 		t.Error("the joined clock raised its own chunk instead of holding the other's, which is at least it")
 	}
 	c.join(a)
-	if c.c[0] == a.c[0] {
+	if c.chunk(0) == a.chunk(0) {
 		t.Error("the joined clock holds the other's chunk, though its own has a later time")
 	}
 	if got := []uint32{c.get(1), c.get(2), c.get(3)}; !slices.Equal(got, []uint32{5, 3, 1}) {
 		t.Errorf("joined clock = %v, want [5 3 1]", got)
+	}
+}
+
+// TestVClockTakesAPageAtLeastItsOwn: a join that finds the other clock's page at least its own
+// holds that page, so that the next join of the two compares one pointer; one whose page has a
+// later time somewhere keeps its own, raised, and a later write to either clock copies the
+// page it writes, leaving the other's as it was.
+func TestVClockTakesAPageAtLeastItsOwn(t *testing.T) {
+	const far = GID(3 * clockPageLen * clockChunkLen) // in the fourth page
+	var a, b, c vclock
+	a.set(1, 5)
+	a.set(far, 7)
+	a.set(far+clockChunkLen, 2)
+	b.set(far, 3)
+	c.set(far+1, 1)
+	b.join(a)
+	if b.p[3] != a.p[3] || b.p[0] != a.p[0] {
+		t.Error("the joined clock raised its pages instead of holding the other's, which are at least them")
+	}
+	c.join(a)
+	if c.p[3] == a.p[3] {
+		t.Error("the joined clock holds the other's page, though its own has a later time")
+	}
+	if c.chunk(int(far>>clockChunkBits)+1) != a.chunk(int(far>>clockChunkBits)+1) {
+		t.Error("the joined clock copied a chunk it did not have instead of holding the other's")
+	}
+	if got := []uint32{c.get(1), c.get(far), c.get(far + 1), c.get(far + clockChunkLen)}; !slices.Equal(got, []uint32{5, 7, 1, 2}) {
+		t.Errorf("joined clock = %v, want [5 7 1 2]", got)
+	}
+	b.set(far+2, 9)
+	if a.get(far+2) != 0 || b.p[3] == a.p[3] || b.p[0] != a.p[0] {
+		t.Error("a write to a clock that shares a page changed the other's, or copied another page")
 	}
 }

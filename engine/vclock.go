@@ -43,8 +43,12 @@ type clockChunk struct {
 	n int32 // t[n:] are all 0
 }
 
-// clockStamps gives out the chunks' stamps.
+// clockStamps gives out the chunks' stamps: one at a time to a clock made on the heap, a
+// range at a time to an arena (chunkArena.stamp).
 var clockStamps atomic.Uint64
+
+// stampRange is the number of stamps an arena takes at once.
+const stampRange = 1 << 16
 
 // clockPage holds clockPageLen chunks of a clock: the times of 1,024 consecutive goroutines.
 // With 10,000 goroutines a join is a pass over 10 pages, and over the 16 chunks of those that
@@ -95,6 +99,24 @@ func (v *vclock) adopt(g GID, arena *chunkArena) { v.owner, v.ownTime, v.arena =
 type chunkArena struct {
 	chunks arenaOf[clockChunk]
 	pages  arenaOf[clockPage]
+	// nextStamp is the next stamp of the arena's range, which ends at endStamp: an atomic
+	// increment per stamp, a barrier on most processors, cost as much as a chunk's copy.
+	nextStamp, endStamp uint64
+}
+
+// stamp returns a new stamp, unique in the process.
+func (a *chunkArena) stamp() uint64 {
+	if a == nil {
+		return clockStamps.Add(1)
+	}
+	if a.nextStamp == a.endStamp {
+		a.endStamp = clockStamps.Add(stampRange)
+		a.nextStamp = a.endStamp - stampRange + 1
+		a.endStamp++
+	}
+	s := a.nextStamp
+	a.nextStamp++
+	return s
 }
 
 // arenaOf gives out values of T from blocks it keeps from one execution to the next.
@@ -169,7 +191,7 @@ func (v *vclock) set(g GID, t uint32) {
 	c, k := p.c[j], int32(g&clockChunkMask)
 	c.t[k] = t
 	c.n = max(c.n, k+1)
-	p.stamp[j] = clockStamps.Add(1)
+	p.stamp[j] = v.arena.stamp()
 }
 
 // own makes chunk i of v, and its page, v's alone (made or copied), and returns the page and
@@ -185,7 +207,7 @@ func (v *vclock) own(i int) (*clockPage, int) {
 		c.n = old.n
 		copy(c.t[:old.n], old.t[:old.n])
 	} else {
-		p.stamp[j], p.covers[j] = clockStamps.Add(1), 0
+		p.stamp[j], p.covers[j] = v.arena.stamp(), 0
 	}
 	p.c[j] = c
 	p.owned |= 1 << j
@@ -265,7 +287,11 @@ func atMost(p, op *clockPage) bool {
 		if c == oc || c == nil || oc != nil && op.covers[j] == p.stamp[j] {
 			continue
 		}
-		if oc == nil || c.exceeds(oc) {
+		if oc == nil || p.covers[j] == op.stamp[j] || c.exceeds(oc) {
+			// c is known to be at least oc (and is another chunk): likely later somewhere,
+			// and the join's pass over the page that follows skips it without a compare. A
+			// WaitGroup's clock, joined at each Done with a goroutine that took the mutex's
+			// pages, finds here the chunks it raised at the earlier Dones.
 			return false
 		}
 		op.covers[j] = p.stamp[j]
@@ -297,7 +323,7 @@ func (v *vclock) joinPage(i int, op *clockPage) {
 				c.t[k] = max(c.t[k], t)
 			}
 			c.n = max(c.n, oc.n)
-			p.stamp[j], p.covers[j] = clockStamps.Add(1), op.stamp[j]
+			p.stamp[j], p.covers[j] = v.arena.stamp(), op.stamp[j]
 			continue
 		}
 		// oc is at least c: hold oc instead of raising c to it (a copy, if c is shared), so

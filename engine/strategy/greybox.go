@@ -64,8 +64,14 @@ import (
 // exist when the entry was recorded goes on, as it did then — so the execution that showed the
 // race is replayed with its racing accesses now points, and a mutant can preempt between them.
 //
+// In a portfolio greybox observes the other members' executions too (Observer): one that
+// covers something new or shows a new race joins the corpus as greybox's own would, its
+// decisions and data choices recorded and its math/rand values those of the member's seed, and
+// its coverage counts toward the elements' rarity and toward Learning. One longer than
+// greyboxObserveMax decisions is not observed.
+//
 // Under partitioning (-p, -shard) each part runs its own executions of the list of seeds, and
-// its corpus is learnt from them alone.
+// its corpus is learnt from them (and, in a portfolio, the part's other members') alone.
 type Greybox struct {
 	seeds
 	corpus []*greyboxEntry
@@ -100,6 +106,8 @@ type Greybox struct {
 	// ended counts the executions ended; lastNew is that count when one last joined the
 	// corpus.
 	ended, lastNew int
+	// observing is set while another member's execution is observed (Observer).
+	observing bool
 }
 
 // greyboxFreshEvery is how often an execution is fresh once the corpus is not empty: fresh
@@ -236,6 +244,7 @@ const greyboxLearnWindow = 100
 // Begin implements engine.Strategy. It always returns true.
 func (s *Greybox) Begin() bool {
 	s.next()
+	s.observing = false
 	s.base, s.cut, s.step, s.replayed, s.diverged = nil, 0, 0, 0, false
 	s.dataSeed = s.rng.Uint64() | 1
 	if s.focusLeft > 0 {
@@ -244,12 +253,65 @@ func (s *Greybox) Begin() bool {
 	} else if n := len(s.corpus); n > 0 && s.rng.IntN(greyboxFreshEvery) != 0 {
 		s.mutate(s.choose(n))
 	}
+	s.resetExecution()
+	return true
+}
+
+// resetExecution forgets the coverage and decisions of the last execution.
+func (s *Greybox) resetExecution() {
 	s.picks, s.choices = s.picks[:0], s.choices[:0]
 	clear(s.last)
 	clear(s.index)
 	clear(s.stateIndex)
 	s.order, s.counts = s.order[:0], s.counts[:0]
-	return true
+}
+
+// ObserveBegin implements Observer: another member of the portfolio begins an execution.
+func (s *Greybox) ObserveBegin() {
+	s.base = nil
+	s.resetExecution()
+	s.observing = true
+}
+
+// Observe implements Observer: another member picked g at d.
+func (s *Greybox) Observe(d *engine.Decision, g engine.GID) {
+	if !s.observing {
+		return
+	}
+	if len(s.picks) == greyboxObserveMax {
+		// Longer than any schedule greybox would build on: not worth its bookkeeping.
+		s.observing = false
+		return
+	}
+	s.record(d, g)
+}
+
+// greyboxObserveMax is the length at which an observed execution stops being observed, and
+// does not join the corpus: a member that runs a spin loop to the step bound (a systematic
+// search's round-robin without the fairness rule, as in SCTBench) makes executions of 100,000
+// steps, whose bookkeeping would cost more than the rest of the exploration (splash2/lu: 3×
+// the time per schedule) and whose mutants would replay them; and a test of thousands of
+// goroutines would pay it at every step of every member. SCTBench's executions are a few
+// hundred steps long.
+const greyboxObserveMax = 2000
+
+// ObserveChoice implements Observer: another member chose k.
+func (s *Greybox) ObserveChoice(k int) {
+	if s.observing {
+		s.choices = append(s.choices, k)
+	}
+}
+
+// ObserveEnd implements Observer: another member's execution, whose math/rand values came
+// from dataSeed, ended as r; unless it was too long to observe, it joins the corpus as one of
+// greybox's own would.
+func (s *Greybox) ObserveEnd(r *engine.Result, dataSeed uint64) {
+	if !s.observing {
+		return
+	}
+	s.observing = false
+	s.dataSeed = dataSeed
+	s.End(r)
 }
 
 // choose draws the corpus entry a mutant of the first n starts from: the rarest of
@@ -286,10 +348,16 @@ func (s *Greybox) mutate(e *greyboxEntry) {
 
 // Pick implements engine.Strategy.
 func (s *Greybox) Pick(d *engine.Decision) engine.GID {
+	g := s.pick(d)
+	s.record(d, g)
+	return g
+}
+
+// record counts the coverage of decision d, at which g was picked, and keeps the decision.
+func (s *Greybox) record(d *engine.Decision, g engine.GID) {
 	if s.states < s.maxStates {
 		s.count(greyboxPair{from: -1, to: -1, state: d.AtomicState()})
 	}
-	g := s.pick(d)
 	op := d.Pending(g)
 	pos := s.intern(op.Pos)
 	s.picks = append(s.picks, greyboxPick{g, pos})
@@ -299,7 +367,6 @@ func (s *Greybox) Pick(d *engine.Decision) engine.GID {
 		}
 		s.last[op.Obj] = greyboxLast{pos, g}
 	}
-	return g
 }
 
 // count counts an occurrence of a coverage element in the execution.

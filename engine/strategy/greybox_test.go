@@ -442,3 +442,67 @@ func TestGreyboxStopsLearningAfterTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestGreyboxObservesThePortfolio: in a portfolio, greybox learns from the other members'
+// executions — one that covers something new joins its corpus with that member's decisions,
+// and greybox's mutants of such an entry follow it up to their cut — but not from an execution
+// longer than greyboxObserveMax decisions.
+func TestGreyboxObservesThePortfolio(t *testing.T) {
+	g := NewGreybox(1)
+	p, err := NewPortfolio(NewRandom(1), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []greyboxPick
+	engine.Explore(ladder(4), engine.Config{Strategy: p, Schedules: 1, Record: true,
+		OnExecution: func(_ int, r *engine.Result) {
+			for _, st := range r.Schedule {
+				if st.Kind == schedule.Run {
+					decisions = append(decisions, greyboxPick{g: engine.GID(st.G)})
+				}
+			}
+		}})
+	if g.Corpus() != 1 {
+		t.Fatalf("after one execution of the random member, greybox's corpus has %d entries, want 1", g.Corpus())
+	}
+	got := g.corpus[0].picks
+	if len(got) != len(decisions) {
+		t.Fatalf("the observed entry has %d decisions, the execution made %d", len(got), len(decisions))
+	}
+	for i, d := range decisions {
+		if got[i].g != d.g {
+			t.Fatalf("decision %d of the observed entry picked %d, the execution %d", i, got[i].g, d.g)
+		}
+	}
+
+	// Greybox's mutants of the entries it observed follow them up to their cut.
+	spy := &greyboxSpy{Greybox: NewGreybox(2)}
+	if p, err = NewPortfolio(NewRandom(2), spy); err != nil {
+		t.Fatal(err)
+	}
+	engine.Explore(ladder(6), engine.Config{Strategy: p, Schedules: 400, KeepGoing: true})
+	if spy.err != nil || spy.mutants < 100 {
+		t.Fatalf("mutants %d (want at least 100), error %v", spy.mutants, spy.err)
+	}
+
+	// An execution too long to observe does not join.
+	g = NewGreybox(3)
+	if p, err = NewPortfolio(NewRandom(3), g); err != nil {
+		t.Fatal(err)
+	}
+	long := func(*engine.T) {
+		var x int
+		engine.Go(func() {
+			engine.Write(unsafe.Pointer(&x), "l.go:1")
+			x++
+		}, "l.go:2")
+		for i := 0; i < greyboxObserveMax; i++ {
+			engine.Write(unsafe.Pointer(&x), "l.go:3")
+			x++
+		}
+	}
+	engine.Explore(long, engine.Config{Strategy: p, Schedules: 1})
+	if g.Corpus() != 0 {
+		t.Errorf("an execution of over %d decisions joined the corpus of the greybox that observed it", greyboxObserveMax)
+	}
+}

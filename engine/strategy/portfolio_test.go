@@ -639,23 +639,32 @@ func TestPortfolioConfiguration(t *testing.T) {
 	}
 }
 
-// TestPortfolioObservesAtomicsOfItsMember: a portfolio observes the atomic variables in the
-// executions of a member that does (greybox), and not in the others'.
-func TestPortfolioObservesAtomicsOfItsMember(t *testing.T) {
-	p, err := strategy.NewPortfolio(strategy.NewGreybox(1), strategy.NewRandom(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var observed []bool
-	var states []bool
-	engine.Explore(func(*engine.T) {
-		var v atomic.Int32
-		engine.AtomicInt32Store(&v, 1, "o.go:1")
-		engine.AtomicInt32Load(&v, "o.go:2")
-	}, engine.Config{Strategy: &stateSpy{Portfolio: p, saw: &states}, Schedules: 4, KeepGoing: true,
-		OnExecution: func(int, *engine.Result) { observed = append(observed, p.ObservesAtomics()) }})
-	if want := []bool{true, false, true, false}; !slices.Equal(observed, want) || !slices.Equal(states, want) {
-		t.Errorf("observed %v, a state seen %v, want %v", observed, states, want)
+// TestPortfolioObservesAtomicsOfItsMembers: a portfolio observes the atomic variables in the
+// executions of a member that does (greybox), and in the other members' while such a member
+// observes them (Observer); not in a portfolio none of whose members does.
+func TestPortfolioObservesAtomicsOfItsMembers(t *testing.T) {
+	for _, tc := range []struct {
+		members []engine.Strategy
+		want    []bool
+	}{
+		{[]engine.Strategy{strategy.NewGreybox(1), strategy.NewRandom(1)}, []bool{true, true, true, true}},
+		{[]engine.Strategy{strategy.NewPOS(1), strategy.NewRandom(1)}, []bool{false, false, false, false}},
+	} {
+		p, err := strategy.NewPortfolio(tc.members...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var observed []bool
+		var states []bool
+		engine.Explore(func(*engine.T) {
+			var v atomic.Int32
+			engine.AtomicInt32Store(&v, 1, "o.go:1")
+			engine.AtomicInt32Load(&v, "o.go:2")
+		}, engine.Config{Strategy: &stateSpy{Portfolio: p, saw: &states}, Schedules: 4, KeepGoing: true,
+			OnExecution: func(int, *engine.Result) { observed = append(observed, p.ObservesAtomics()) }})
+		if !slices.Equal(observed, tc.want) || !slices.Equal(states, tc.want) {
+			t.Errorf("members %s: observed %v, a state seen %v, want %v", tc.members[0].Name(), observed, states, tc.want)
+		}
 	}
 }
 

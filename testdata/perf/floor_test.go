@@ -147,3 +147,118 @@ func TestCoroutineFloor(t *testing.T) {
 		stop()
 	}
 }
+
+// contendFloor is the handoff floor of contend's own shape: the goroutines a random walk can
+// pick are those the engine's can — a goroutine that waits for the mutex cannot run while it
+// is held, and every waiter can once it is unlocked — so that as many goroutines are alive at
+// once, and the walk picks among as many, as under interleave test (about half of them wait
+// for the mutex at a time). Only the switches and that bookkeeping are done, the waiters
+// enabled and disabled together in constant time (the engine does it a word of its enabled
+// set at a time).
+type contendFloor struct {
+	handoffs
+	runnable []int // the goroutines the walk may pick but the waiters; at[g] is g's index
+	waiting  []int // the goroutines waiting for the mutex; at[g] is g's index
+	held     bool
+}
+
+// add puts g at the end of list, and remove takes it out.
+func (f *contendFloor) add(list *[]int, g int) {
+	f.at[g] = len(*list)
+	*list = append(*list, g)
+}
+
+func (f *contendFloor) remove(list *[]int, g int) {
+	i, last := f.at[g], len(*list)-1
+	(*list)[i] = (*list)[last]
+	f.at[(*list)[i]] = i
+	*list = (*list)[:last]
+}
+
+// pick draws the goroutine that runs next: a runnable one, or a waiter while the mutex is free.
+func (f *contendFloor) pick() int {
+	n := len(f.runnable)
+	if !f.held {
+		n += len(f.waiting)
+	}
+	if i := f.rng.IntN(n); i < len(f.runnable) {
+		return f.runnable[i]
+	} else {
+		return f.waiting[i-len(f.runnable)]
+	}
+}
+
+// step is a scheduling point of goroutine g, which waits until it is picked.
+func (f *contendFloor) step(g int) {
+	if next := f.pick(); next != g {
+		f.wake[next] <- struct{}{}
+		<-f.wake[g]
+	}
+}
+
+// lock takes the mutex for g: while it is held g waits, and it takes it when it is picked.
+func (f *contendFloor) lock(g int) {
+	if !f.held {
+		f.held = true
+		return
+	}
+	f.remove(&f.runnable, g)
+	f.add(&f.waiting, g)
+	f.step(g)
+	f.remove(&f.waiting, g)
+	f.add(&f.runnable, g)
+	f.held = true
+}
+
+// exit ends goroutine g and hands control to the goroutine picked next; the last child to end
+// makes the body runnable (its WaitGroup.Wait).
+func (f *contendFloor) exit(g int, last bool) {
+	f.remove(&f.runnable, g)
+	if last {
+		f.add(&f.runnable, 0)
+	}
+	if len(f.runnable) == 0 && (f.held || len(f.waiting) == 0) {
+		close(f.done)
+		return
+	}
+	f.wake[f.pick()] <- struct{}{}
+}
+
+// TestContendFloor is contend under the handoff floor: the body starts the goroutines, one
+// step each, and waits for them; each takes a step before locking (where it may wait), one
+// before unlocking and one before its Done — the steps interleave test makes of contend.
+func TestContendFloor(t *testing.T) {
+	children, _ := floorShape(t)
+	f := &contendFloor{handoffs: handoffs{
+		wake: make([]chan struct{}, children+1),
+		at:   make([]int, children+1),
+		rng:  rand.New(rand.NewPCG(1, 2)),
+		done: make(chan struct{}),
+	}}
+	for g := range f.wake {
+		f.wake[g] = make(chan struct{}, 1)
+	}
+	f.add(&f.runnable, 0)
+	ended := 0
+	for g := 1; g <= children; g++ {
+		f.add(&f.runnable, g)
+		go func() {
+			<-f.wake[g]
+			f.step(g)
+			f.lock(g)
+			f.step(g)
+			f.held = false
+			f.step(g)
+			ended++
+			f.exit(g, ended == children)
+		}()
+		f.step(0)
+	}
+	if ended < children {
+		// The body's Wait: not runnable until the last goroutine ends.
+		f.remove(&f.runnable, 0)
+		f.step(0)
+	}
+	f.exit(0, false)
+	<-f.done
+}

@@ -13,7 +13,8 @@
 //     (-test.count), and the exploring process's peak resident memory (the result's
 //     PeakMemory) against the native test binary's;
 //   - the floor of the design: the many-goroutine cases against a program that only switches
-//     between as many goroutines, as many times, the engine's way (channel handoffs) and by
+//     between as many goroutines, as many times, the engine's way (channel handoffs, in the
+//     contending goroutines' own shape where it is theirs) and by
 //     coroutines (testdata/perf's floor_test.go);
 //   - the engine's hot path: go test -bench 'Ratios|RaceDetector|ManyGoroutines|LimitedGroup' in engine,
 //     whose figures are ratios measured in that one run.
@@ -57,23 +58,24 @@ type perfCase struct {
 	// strategy is interleave test's -strategy, "" for the default (the portfolio, whose
 	// members take one execution each in turn at first).
 	strategy string
-	// floor: the row is set against the floors of its shape too (writeFloors).
-	floor bool
+	// floor is the test of testdata/perf that is the handoff floor of the case's shape
+	// (writeFloors), "" for none.
+	floor string
 }
 
 var cases = []perfCase{
-	{"TestGoroutines10", "10 goroutines", 2000, 2000, "random", true},
-	{"TestGoroutines1000", "1,000 goroutines", 50, 200, "random", true},
-	{"TestGoroutines10000", "10,000 goroutines", 5, 20, "random", true},
-	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200, "random", true},
-	{"TestGoroutines1000", "1,000 goroutines, default strategy", 50, 200, "", true},
-	{"TestGoroutines10000", "10,000 goroutines, default strategy", 5, 20, "", true},
-	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time, default strategy", 50, 200, "", true},
+	{"TestGoroutines10", "10 goroutines", 2000, 2000, "random", "TestContendFloor"},
+	{"TestGoroutines1000", "1,000 goroutines", 50, 200, "random", "TestContendFloor"},
+	{"TestGoroutines10000", "10,000 goroutines", 5, 20, "random", "TestContendFloor"},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time", 50, 200, "random", "TestHandoffFloor"},
+	{"TestGoroutines1000", "1,000 goroutines, default strategy", 50, 200, "", "TestContendFloor"},
+	{"TestGoroutines10000", "10,000 goroutines, default strategy", 5, 20, "", "TestContendFloor"},
+	{"TestLimitedGroup1025", "1,025 goroutines, 10 at a time, default strategy", 50, 200, "", "TestHandoffFloor"},
 	// A whole run at interleave test's default budget: what a search keeps from one execution
 	// to the next shows in its peak memory only over thousands of schedules.
-	{"TestGoroutines1000", "1,000 goroutines, default strategy, default budget", 10000, 1000, "", false},
-	{"TestAllocate10MB", "10 MB allocated", 100, 100, "random", false},
-	{"TestAllocate1GB", "1 GB allocated", 3, 3, "random", false},
+	{"TestGoroutines1000", "1,000 goroutines, default strategy, default budget", 10000, 1000, "", ""},
+	{"TestAllocate10MB", "10 MB allocated", 100, 100, "random", ""},
+	{"TestAllocate1GB", "1 GB allocated", 3, 3, "random", ""},
 }
 
 // measure is one run of a command: its wall time, and the peak resident memory of the largest
@@ -236,7 +238,7 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 			}
 			nTime = append(nTime, m.wall.Seconds()/float64(c.count))
 			nPeak = append(nPeak, float64(m.peak))
-			if !c.floor {
+			if c.floor == "" {
 				continue
 			}
 			if shape == nil {
@@ -245,7 +247,7 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 			for _, f := range []struct {
 				test  string
 				times *[]float64
-			}{{"TestHandoffFloor", &hTime}, {"TestCoroutineFloor", &cTime}} {
+			}{{c.floor, &hTime}, {"TestCoroutineFloor", &cTime}} {
 				m, err := b.measured(ctx, b.perfDir, b.native, "-test.run", "^"+f.test+"$", "-test.count="+strconv.Itoa(c.count),
 					"-floor.goroutines="+strconv.Itoa(shape.MaxGoroutines), "-floor.steps="+strconv.Itoa(shape.MaxSteps))
 				if err != nil {
@@ -257,7 +259,7 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 		it, nt := median(ilTime), median(nTime)
 		ip, np := median(ilPeak), median(nPeak)
 		fmt.Fprintf(w, "| %s (%s) | %d / %d | %s | %s | %.1f× | %s | %s | %.2f× |\n", c.what, c.test, c.schedules, c.count, dur(it), dur(nt), it/nt, mb(ip), mb(np), ip/np)
-		if c.floor {
+		if c.floor != "" {
 			floors = append(floors, floorRow{c, shape.MaxGoroutines, shape.MaxSteps, it, nt, median(hTime), median(cTime)})
 		}
 	}
@@ -279,11 +281,11 @@ type floorRow struct {
 // part any engine built this way pays.
 func writeFloors(w io.Writer, rows []floorRow) {
 	fmt.Fprintf(w, "## The floor of the design\n\n")
-	fmt.Fprintf(w, "The floors run natively (`go test -c` binary, `-test.count=N`) with the goroutines and steps of the exploration above (its `-json` result's MaxGoroutines and MaxSteps, of its first run): **handoff** is the engine's design with nothing else — every goroutine on a goroutine of its own, a step handing control to the goroutine a seeded random walk picks by a token on its channel (TestHandoffFloor); **coroutine** switches instead by the standard library's cheapest means, iter.Pull's coroutines, two switches a step through a scheduler (TestCoroutineFloor).\n\n")
+	fmt.Fprintf(w, "The floors run natively (`go test -c` binary, `-test.count=N`) with the goroutines and steps of the exploration above (its `-json` result's MaxGoroutines and MaxSteps, of its first run). **Handoffs**: the engine's design with nothing else — every goroutine on a goroutine of its own, a step handing control to the goroutine a seeded random walk picks by a token on its channel; for the contending goroutines in the test's own shape (TestContendFloor: a goroutine waiting for the mutex cannot be picked while it is held, so that as many are alive at once and the walk picks among as many as under interleave test), otherwise goroutines that each take their share of the steps (TestHandoffFloor). **Coroutines**: the second, switched by the standard library's cheapest means instead, iter.Pull's coroutines, two switches a step through a scheduler (TestCoroutineFloor).\n\n")
 	fmt.Fprintf(w, "| test | goroutines, steps | interleave per schedule | handoff floor per run | floor / native | interleave / floor | coroutine floor per run | coroutine floor / native |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s (%s) | %d, %d | %s | %s | %.1f× | %.1f× | %s | %.1f× |\n", r.c.what, r.c.test, r.goroutines, r.steps,
-			dur(r.interleave), dur(r.handoff), r.handoff/r.native, r.interleave/r.handoff, dur(r.corou), r.corou/r.native)
+			dur(r.interleave), dur(r.handoff)+" ("+strings.TrimSuffix(strings.TrimPrefix(r.c.floor, "Test"), "Floor")+")", r.handoff/r.native, r.interleave/r.handoff, dur(r.corou), r.corou/r.native)
 	}
 	fmt.Fprintln(w)
 }

@@ -49,6 +49,20 @@ type handoffs struct {
 	done chan struct{}
 }
 
+// newHandoffs returns the handoffs of n goroutines, none started.
+func newHandoffs(n int) *handoffs {
+	h := &handoffs{
+		wake: make([]chan struct{}, n),
+		at:   make([]int, n),
+		rng:  rand.New(rand.NewPCG(1, 2)),
+		done: make(chan struct{}),
+	}
+	for g := range h.wake {
+		h.wake[g] = make(chan struct{}, 1)
+	}
+	return h
+}
+
 // step is a scheduling point of goroutine g: the walk picks who runs next, and g waits for its
 // turn if it is not g.
 func (h *handoffs) step(g int) {
@@ -78,15 +92,7 @@ func (h *handoffs) exit(g int) {
 // its steps, as the engine runs them.
 func TestHandoffFloor(t *testing.T) {
 	children, steps := floorShape(t)
-	h := &handoffs{
-		wake: make([]chan struct{}, children+1),
-		at:   make([]int, children+1),
-		rng:  rand.New(rand.NewPCG(1, 2)),
-		done: make(chan struct{}),
-	}
-	for g := range h.wake {
-		h.wake[g] = make(chan struct{}, 1)
-	}
+	h := newHandoffs(children + 1)
 	h.live = append(h.live, 0)
 	for g := 1; g <= children; g++ {
 		h.at[g] = len(h.live)
@@ -229,15 +235,7 @@ func (f *contendFloor) exit(g int, last bool) {
 // before unlocking and one before its Done — the steps interleave test makes of contend.
 func TestContendFloor(t *testing.T) {
 	children, _ := floorShape(t)
-	f := &contendFloor{handoffs: handoffs{
-		wake: make([]chan struct{}, children+1),
-		at:   make([]int, children+1),
-		rng:  rand.New(rand.NewPCG(1, 2)),
-		done: make(chan struct{}),
-	}}
-	for g := range f.wake {
-		f.wake[g] = make(chan struct{}, 1)
-	}
+	f := &contendFloor{handoffs: *newHandoffs(children + 1)}
 	f.add(&f.runnable, 0)
 	ended := 0
 	for g := 1; g <= children; g++ {

@@ -475,6 +475,22 @@ func TestGreyboxObservesThePortfolio(t *testing.T) {
 		}
 	}
 
+	// The entry keeps the member's data choices: which ready case a select took.
+	g = NewGreybox(4)
+	if p, err = NewPortfolio(NewRandom(4), g); err != nil {
+		t.Fatal(err)
+	}
+	var took int
+	engine.Explore(func(*engine.T) {
+		a, b := engine.MakeChan[int](1, "c.go:1"), engine.MakeChan[int](1, "c.go:2")
+		engine.Send(a, 1, "c.go:3")
+		engine.Send(b, 2, "c.go:4")
+		took = engine.Select("c.go:5", false, engine.RecvCase(a), engine.RecvCase(b))
+	}, engine.Config{Strategy: p, Schedules: 1})
+	if g.Corpus() != 1 || !slices.Equal(g.corpus[0].choices, []int{took}) {
+		t.Fatalf("the observed execution's select took case %d; greybox's corpus: %d entries, the first with choices %v", took, g.Corpus(), g.corpus[0].choices)
+	}
+
 	// Greybox's mutants of the entries it observed follow them up to their cut.
 	spy := &greyboxSpy{Greybox: NewGreybox(2)}
 	if p, err = NewPortfolio(NewRandom(2), spy); err != nil {

@@ -60,7 +60,7 @@ type access struct {
 }
 
 // happensBefore reports whether a happens before the current step of a goroutine with clock vc.
-func (a *access) happensBefore(vc vclock) bool { return a.clock <= vc.get(a.g) }
+func (a *access) happensBefore(vc *vclock) bool { return a.clock <= vc.get(a.g) }
 
 // word is the history of one address.
 type word struct {
@@ -130,7 +130,7 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 	} else {
 		w = d.shadow.word(addr, i, ok)
 	}
-	vc := g.vc
+	vc := &g.vc
 	cur := access{g: g.id, clock: vc.get(g.id), write: write, atomic: atomic, pos: pos, seq: d.seq}
 	if w.valid&1 != 0 && w.write.g != g.id && !(atomic && w.write.atomic) && !w.write.happensBefore(vc) {
 		e.raceFound(g, w.write, cur)

@@ -128,19 +128,25 @@ type arenaOf[T any] struct {
 // chunkArenaBlock is the number of values an arena allocates at once.
 const chunkArenaBlock = 128
 
-// make returns a zero T.
+// make returns a zero T. It inlines, and the block it rarely needs is made out of line: a
+// scheduling point of a new goroutine runs it on the goroutine's first stack, where every
+// frame counts (a frame past the stack's end makes the runtime copy the stack).
 func (a *arenaOf[T]) make() *T {
-	b, i := a.used/chunkArenaBlock, a.used%chunkArenaBlock
-	if b == len(a.blocks) {
-		a.blocks = append(a.blocks, make([]T, chunkArenaBlock))
-		var zero T
-		engineMade.Add(chunkArenaBlock * uint64(unsafe.Sizeof(zero)))
+	if a.used == len(a.blocks)*chunkArenaBlock {
+		a.addBlock()
 	}
+	x := &a.blocks[a.used/chunkArenaBlock][a.used%chunkArenaBlock]
 	a.used++
-	x := &a.blocks[b][i]
 	var zero T
 	*x = zero
 	return x
+}
+
+//go:noinline
+func (a *arenaOf[T]) addBlock() {
+	a.blocks = append(a.blocks, make([]T, chunkArenaBlock))
+	var zero T
+	engineMade.Add(chunkArenaBlock * uint64(unsafe.Sizeof(zero)))
 }
 
 // makeChunk returns a chunk of all 0.
@@ -172,7 +178,7 @@ func (v *vclock) chunk(i int) *clockChunk {
 	return nil
 }
 
-func (v vclock) get(g GID) uint32 {
+func (v *vclock) get(g GID) uint32 {
 	if g+1 == v.owner {
 		return v.ownTime
 	}
@@ -199,9 +205,15 @@ func (v *vclock) set(g GID, t uint32) {
 func (v *vclock) own(i int) (*clockPage, int) {
 	p := v.ownPage(i >> clockPageBits)
 	j := i & clockPageMask
-	if p.owned&(1<<j) != 0 {
-		return p, j
+	if p.owned&(1<<j) == 0 {
+		v.ownChunk(p, j)
 	}
+	return p, j
+}
+
+// ownChunk makes chunk j of page p, which v alone holds, p's alone: a copy of the chunk there,
+// or a new one.
+func (v *vclock) ownChunk(p *clockPage, j int) {
 	c := v.arena.makeChunk()
 	if old := p.c[j]; old != nil {
 		c.n = old.n
@@ -211,29 +223,30 @@ func (v *vclock) own(i int) (*clockPage, int) {
 	}
 	p.c[j] = c
 	p.owned |= 1 << j
-	return p, j
 }
 
-// ownPage returns page i of v, made or copied so that v is its only holder. A copy holds the
-// chunks of the page it copies, as neither's only holder.
+// ownPage returns page i of v, made or copied so that v is its only holder.
 func (v *vclock) ownPage(i int) *clockPage {
+	if i < len(v.p) {
+		if p := v.p[i]; p != nil && !p.shared {
+			return p
+		}
+	}
+	return v.newPage(i)
+}
+
+// newPage makes page i of v anew: empty, or a copy of the shared page there, which holds its
+// chunks, as neither's only holder.
+func (v *vclock) newPage(i int) *clockPage {
 	if i >= len(v.p) {
 		v.grow(i + 1)
 	}
-	p := v.p[i]
-	switch {
-	case p == nil:
-		p = v.arena.makePage()
-	case p.shared:
-		cp := v.arena.makePage()
-		// Slice copies: an array assignment could go through a temporary in the frame, and
-		// a large frame deep in a scheduling point makes the runtime copy the stack.
-		copy(cp.c[:], p.c[:])
-		copy(cp.stamp[:], p.stamp[:])
-		copy(cp.covers[:], p.covers[:])
-		p = cp
-	default:
-		return p
+	p := v.arena.makePage()
+	if old := v.p[i]; old != nil {
+		// Slice copies: an array assignment could go through a temporary in the frame.
+		copy(p.c[:], old.c[:])
+		copy(p.stamp[:], old.stamp[:])
+		copy(p.covers[:], old.covers[:])
 	}
 	v.p[i] = p
 	return p
@@ -317,7 +330,10 @@ func (v *vclock) joinPage(i int, op *clockPage) {
 			p.covers[j] = op.stamp[j]
 			continue
 		case c.exceeds(oc):
-			p, j := v.own(i<<clockPageBits + j)
+			p = v.ownPage(i)
+			if p.owned&(1<<j) == 0 {
+				v.ownChunk(p, j)
+			}
 			c := p.c[j]
 			for k, t := range oc.t[:oc.n] {
 				c.t[k] = max(c.t[k], t)

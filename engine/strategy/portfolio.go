@@ -105,7 +105,7 @@ type Portfolio struct {
 	// schedule space then holds those values fixed, and the randomized members, which draw
 	// others, go on.
 	drewData bool
-	// observers are the members that learn from the others' executions (Observer), by index.
+	// observing lists the members that learn from the others' executions (Observer), by index.
 	observing []int
 }
 

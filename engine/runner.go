@@ -184,8 +184,9 @@ func (r *runner) wait(e *Exec) *Limitation {
 // goroutine published atomically, and the execution's parked goroutines are left parked for
 // good rather than reaped concurrently with it (the exploration stops at this limitation). The
 // execution is not reused.
-// A goroutine found running in the program's code (busyGoroutine) means a loop without a
-// scheduling point rather than an operation blocked outside the engine, and the message says so.
+// A goroutine found running in the program's code (stall.busy) while the stuck one is not
+// waiting means a loop without a scheduling point rather than an operation blocked outside the
+// engine, and the message says so.
 func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	stuck := e.running.Load()
 	e.abandoned.Store(true)
@@ -198,24 +199,33 @@ func (r *runner) abandon(e *Exec, wd time.Duration) *Limitation {
 	if stuck.created != "" {
 		where = "the goroutine started at " + stuck.created
 	}
-	why := "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
-	s := examine(stacks)
-	switch {
-	case s.busy != "":
-		why = fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", s.busy)
-	case s.blockedIn != "":
-		why = fmt.Sprintf("it is blocked outside the engine's control, in %s (%s) [%s]", s.blockedIn, s.at, s.state)
-		if mod := uninstrumentedModule(packageOf(s.blockedIn)); mod != "" {
-			why += fmt.Sprintf(": module %s is not instrumented, and interleave test -instrument %s would control it", mod, mod)
-		} else {
-			why += ": an operation the engine does not control (a real system call, cgo, or a construct the instrumenter reported)"
-		}
-	}
+	why := stallReason(examine(stacks))
 	return &Limitation{
 		Kind:    "watchdog",
 		Message: fmt.Sprintf("%v (%s) did not reach a scheduling point for %v: %s; the execution was abandoned", stuck.id, where, wd, why),
 		Pos:     stuck.created,
 	}
+}
+
+// stallReason says why the stuck goroutine of a stalled execution did not reach a scheduling
+// point, from a traceback of every goroutine (examine).
+func stallReason(s stall) string {
+	waiting := s.state != "" && s.state != "running" && s.state != "runnable"
+	switch {
+	case s.busy != "" && !waiting:
+		// A goroutine running in the program's code while the stuck one is not waiting: the
+		// stuck one's own loop, or one it waits for. A stuck goroutine that waits (on a real
+		// channel, in a system call) is described by where it waits, whatever else happens
+		// to run at the traceback (another test's goroutine writing its output).
+		return fmt.Sprintf("it kept running without one (a goroutine is running in %s): a loop or a computation with no instrumented operation in it, such as a busy-wait on a variable of uninstrumented code", s.busy)
+	case s.blockedIn != "":
+		why := fmt.Sprintf("it is blocked outside the engine's control, in %s (%s) [%s]", s.blockedIn, s.at, s.state)
+		if mod := uninstrumentedModule(packageOf(s.blockedIn)); mod != "" {
+			return why + fmt.Sprintf(": module %s is not instrumented, and interleave test -instrument %s would control it", mod, mod)
+		}
+		return why + ": an operation the engine does not control (a real system call, cgo, or a construct the instrumenter reported)"
+	}
+	return "it is blocked outside the engine's control (an uninstrumented operation, a real system call or lock)"
 }
 
 // status is "done", "blocked" or "enabled".

@@ -330,10 +330,7 @@ func (v *vclock) joinPage(i int, op *clockPage) {
 			p.covers[j] = op.stamp[j]
 			continue
 		case c.exceeds(oc):
-			p = v.ownPage(i)
-			if p.owned&(1<<j) == 0 {
-				v.ownChunk(p, j)
-			}
+			p, _ = v.own(i<<clockPageBits + j)
 			c := p.c[j]
 			for k, t := range oc.t[:oc.n] {
 				c.t[k] = max(c.t[k], t)

@@ -164,8 +164,9 @@ func TestCoroutineFloor(t *testing.T) {
 type contendFloor struct {
 	handoffs
 	runnable []int // the goroutines the walk may pick but the waiters; at[g] is g's index
-	waiting  []int // the goroutines waiting for the mutex; at[g] is g's index
+	waiting  []int // the goroutines at their Lock; at[g] is g's index
 	held     bool
+	steps    int // the steps taken
 }
 
 // add puts g at the end of list, and remove takes it out.
@@ -196,18 +197,16 @@ func (f *contendFloor) pick() int {
 
 // step is a scheduling point of goroutine g, which waits until it is picked.
 func (f *contendFloor) step(g int) {
+	f.steps++
 	if next := f.pick(); next != g {
 		f.wake[next] <- struct{}{}
 		<-f.wake[g]
 	}
 }
 
-// lock takes the mutex for g: while it is held g waits, and it takes it when it is picked.
+// lock is g's step at its Lock: g waits among the waiters, who can be picked only while the
+// mutex is free, and takes the mutex when it is picked.
 func (f *contendFloor) lock(g int) {
-	if !f.held {
-		f.held = true
-		return
-	}
 	f.remove(&f.runnable, g)
 	f.add(&f.waiting, g)
 	f.step(g)
@@ -231,8 +230,10 @@ func (f *contendFloor) exit(g int, last bool) {
 }
 
 // TestContendFloor is contend under the handoff floor: the body starts the goroutines, one
-// step each, and waits for them; each takes a step before locking (where it may wait), one
-// before unlocking and one before its Done — the steps interleave test makes of contend.
+// step each, and waits for them; each takes a step at its Lock (where it waits while the mutex
+// is held), one before unlocking and one before its Done — the steps interleave test makes of
+// contend. It fails when that is not the number of steps the exploration took: the floor is
+// no longer contend's.
 func TestContendFloor(t *testing.T) {
 	children, _ := floorShape(t)
 	f := &contendFloor{handoffs: *newHandoffs(children + 1)}
@@ -242,7 +243,6 @@ func TestContendFloor(t *testing.T) {
 		f.add(&f.runnable, g)
 		go func() {
 			<-f.wake[g]
-			f.step(g)
 			f.lock(g)
 			f.step(g)
 			f.held = false
@@ -259,4 +259,9 @@ func TestContendFloor(t *testing.T) {
 	}
 	f.exit(0, false)
 	<-f.done
+	// The exploration's steps include two or three of the body's that the floor leaves out
+	// (its WaitGroup.Add among them).
+	if diff := *floorSteps - f.steps; diff < 0 || diff > 3 {
+		t.Fatalf("the floor took %d steps, the exploration %d: contend's shape has changed", f.steps, *floorSteps)
+	}
 }

@@ -270,9 +270,9 @@ func (b *bench) perSchedule(ctx context.Context, w io.Writer) error {
 
 // floorRow is a case's times set against the floors of its shape.
 type floorRow struct {
-	c                                  perfCase
-	goroutines, steps                  int
-	interleave, native, handoff, corou float64
+	c                                      perfCase
+	goroutines, steps                      int
+	interleave, native, handoff, coroutine float64
 }
 
 // writeFloors prints each many-goroutine case's time per schedule against the floors of
@@ -285,7 +285,7 @@ func writeFloors(w io.Writer, rows []floorRow) {
 	fmt.Fprintf(w, "| test | goroutines, steps | interleave per schedule | handoff floor per run | floor / native | interleave / floor | coroutine floor per run | coroutine floor / native |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s (%s) | %d, %d | %s | %s | %.1f× | %.1f× | %s | %.1f× |\n", r.c.what, r.c.test, r.goroutines, r.steps,
-			dur(r.interleave), dur(r.handoff)+" ("+strings.TrimSuffix(strings.TrimPrefix(r.c.floor, "Test"), "Floor")+")", r.handoff/r.native, r.interleave/r.handoff, dur(r.corou), r.corou/r.native)
+			dur(r.interleave), dur(r.handoff)+" ("+strings.TrimSuffix(strings.TrimPrefix(r.c.floor, "Test"), "Floor")+")", r.handoff/r.native, r.interleave/r.handoff, dur(r.coroutine), r.coroutine/r.native)
 	}
 	fmt.Fprintln(w)
 }

@@ -23,7 +23,10 @@ import (
 //     time (each object keeps the sets of goroutines whose pending event reads or writes it).
 //   - At a decision, the highest priority among a batch's c enabled members is, as the
 //     maximum of c uniforms below the bound b, b·U^(1/c), and which member holds it is uniform
-//     among them: two draws per batch, not c. That member gets the maximum as its priority;
+//     among them: two draws per batch, not c. Priorities in batches are kept as their
+//     logarithms, which order them alike: the maximum is then ln b − E/c, E = −ln U an
+//     exponential draw (rand's ExpFloat64, a table lookup, not a logarithm and an exponential:
+//     with a thousand goroutines, those two were half of POS's time). That member gets the maximum as its priority;
 //     the batch's other enabled members form a new batch whose bound is that maximum (they are
 //     below it, and nothing else is known of them); its disabled members stay where they were,
 //     as nothing was compared of them.
@@ -72,8 +75,8 @@ type posScale struct {
 // [0, bound).
 type posBatch struct {
 	members gidBits
-	n       int // the number of members
-	bound   float64
+	n       int     // the number of members
+	bound   float64 // the logarithm of the bound (0: bound 1)
 }
 
 func (b *posBatch) add(g engine.GID) {
@@ -188,7 +191,7 @@ func (s *posScale) reset() {
 	s.spare = append(s.spare, s.batches[1:]...)
 	clear(s.batches[1:])
 	s.batches = s.batches[:1]
-	s.fresh().bound = 1
+	s.fresh().bound = 0 // ln 1
 	clear(s.concrete)
 	s.concrete = s.concrete[:0]
 	s.heap = s.heap[:0]
@@ -196,7 +199,7 @@ func (s *posScale) reset() {
 	s.chanOps, s.selects = gidSet{}, gidSet{}
 }
 
-// newBatch returns an empty batch with the given bound, added to the batches.
+// newBatch returns an empty batch with the given bound (its logarithm), added to the batches.
 func (s *posScale) newBatch(bound float64) *posBatch {
 	var b *posBatch
 	if n := len(s.spare); n > 0 {
@@ -221,7 +224,7 @@ func (p *POS) enterScale(goroutines int) {
 		if p.stale(g) {
 			s.fresh().add(g)
 		} else {
-			p.setDrawn(g, p.prio[g])
+			p.setDrawn(g, math.Log(p.prio[g]))
 		}
 	}
 }
@@ -250,7 +253,7 @@ func (p *POS) eventSets(g engine.GID, f func(*gidSet)) {
 	}
 }
 
-// setDrawn gives g the drawn priority prio.
+// setDrawn gives g the drawn priority whose logarithm is prio.
 func (p *POS) setDrawn(g engine.GID, prio float64) {
 	s := &p.scale
 	p.prio[g] = prio
@@ -375,7 +378,7 @@ func (s *posScale) listBits(d *engine.Decision) gidBits {
 // hi hold every enabled goroutine) and which of them holds it, and returns the two
 // (NoGoroutine when none is enabled): that member gets it as its drawn priority, and the
 // others enabled form a new batch below it. The maximum of c uniforms below the bound is
-// bound·U^(1/c), drawn as bound·exp(ln U / c).
+// bound·U^(1/c), whose logarithm is drawn as ln bound − E/c, E exponential (−ln U).
 func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64) {
 	hi = min(hi, len(b.members))
 	c := 0
@@ -385,14 +388,14 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 	if c == 0 {
 		return engine.NoGoroutine, 0
 	}
-	top := b.bound * math.Exp(math.Log(p.rng.Float64())/float64(c))
+	top := b.bound - p.rng.ExpFloat64()/float64(c)
 	holder := nthOfBoth(b.members[:hi], en, p.rng.IntN(c))
 	switch {
 	case c == b.n:
 		// Every member is enabled: the others stay together, below top. The fresh batch
 		// becomes such a batch, and an empty fresh batch takes its place.
 		if s := &p.scale; b == s.fresh() {
-			s.batches[0] = s.newBatch(1)
+			s.batches[0] = s.newBatch(0)
 			s.batches[len(s.batches)-1] = b
 		}
 		b.bound = top
@@ -493,7 +496,7 @@ func (p *POS) drawSmallest() {
 		for w != 0 {
 			g := engine.GID(i<<6 + bits.TrailingZeros64(w))
 			w &= w - 1
-			p.setDrawn(g, b.bound*p.rng.Float64())
+			p.setDrawn(g, b.bound-p.rng.ExpFloat64())
 		}
 	}
 	b.clear()

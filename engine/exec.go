@@ -23,15 +23,16 @@ var (
 
 // goroutine is the engine's view of one controlled goroutine.
 type goroutine struct {
-	id      GID
-	e       *Exec
-	gp      uintptr       // runtime identity, see getg
-	wake    chan struct{} // the handoff: a token means "run"
-	parent  GID
-	created Pos        // position of the go statement that started it
-	site    *stackSite // what is known of the stacks of that go statement's goroutines
-	stackAt uintptr    // where run's frame was when it began (stackSite)
-	fn      func()
+	id       GID
+	e        *Exec
+	gp       uintptr       // runtime identity, see getg
+	wake     chan struct{} // the handoff: a token means "run"
+	parent   GID
+	created  Pos        // position of the go statement that started it
+	site     *stackSite // what is known of the stacks of that go statement's goroutines
+	stackAt  uintptr    // where run's frame was when it began (stackSite)
+	pregrown bool       // it grew its stack as it started (stackSite)
+	fn       func()
 
 	pending   Op      // the operation it executes when picked
 	done      bool    // returned, or exited

@@ -78,7 +78,7 @@ func (e *Exec) run(g *goroutine) {
 	}
 	defer e.finish(g)
 	var mark byte // where run's frame is: it moves when the stack is copied to a larger one
-	if g.site.pregrow {
+	if g.pregrown = g.site.start(); g.pregrown {
 		growStack(0)
 	}
 	g.stackAt = uintptr(unsafe.Pointer(&mark))
@@ -88,7 +88,7 @@ func (e *Exec) run(g *goroutine) {
 	}
 	e.call(g)
 	g.end.completed = true
-	if !g.site.pregrow && !e.abandoned.Load() { // an orphan runs uncontrolled: it notes nothing
+	if !g.pregrown && !e.abandoned.Load() { // an orphan runs uncontrolled: it notes nothing
 		g.site.observe(uintptr(unsafe.Pointer(&mark)) != g.stackAt)
 	}
 }
@@ -102,10 +102,32 @@ func (e *Exec) run(g *goroutine) {
 // as they start, while run's frame is the only one to copy (growStack); a goroutine that
 // would not have grown pays for that copy and for the larger stack, so it is done only where
 // most did (a thousand goroutines that lock, count and unlock never grow: pregrown, they were
-// 14% slower).
+// 14% slower). What most did is what the last goroutines observed did: the counts are halved
+// as they reach stackSiteWindow, and while the goroutines grow their stacks as they start, one
+// in stackSiteProbe does not, and is observed. The first executions of an exploration are not
+// like the others — a strategy's tables and the engine's slices grow from empty, allocating
+// on the goroutines' stacks, deep in the runtime's allocator — and a go statement whose
+// goroutines grew then should not have all of its goroutines grow their stacks for good (a
+// thousand goroutines under greybox were 25% slower).
 type stackSite struct {
-	grew, kept int32 // goroutines observed that ended with their stack copied, and not
+	grew, kept int32 // goroutines observed lately that ended with their stack copied, and not
 	pregrow    bool  // the go statement's goroutines grow their stacks as they start
+	started    int32 // goroutines started while pregrow was set, for the probes
+}
+
+const (
+	stackSiteWindow = 64
+	stackSiteProbe  = 64
+)
+
+// start reports whether a goroutine of s starting now grows its stack as it starts; one that
+// does not is observed when it ends.
+func (s *stackSite) start() bool {
+	if !s.pregrow {
+		return false
+	}
+	s.started++
+	return s.started%stackSiteProbe != 0
 }
 
 // observe notes that a goroutine of s ended with its stack copied (grew) or not.
@@ -114,6 +136,9 @@ func (s *stackSite) observe(grew bool) {
 		s.grew++
 	} else {
 		s.kept++
+	}
+	if s.grew+s.kept >= stackSiteWindow {
+		s.grew, s.kept = s.grew/2, s.kept/2
 	}
 	s.pregrow = s.grew >= 2 && s.grew > s.kept
 }

@@ -51,6 +51,7 @@ type Systematic struct {
 	item    record  // the record being explored
 	path    []int32 // item.before, materialized
 	stack   []node  // nodes below the item's prefix
+	segs    []seg   // the rest of the block push makes segs in
 	pos     int     // decisions made in this execution
 
 	schedules int
@@ -313,7 +314,16 @@ func (s *Systematic) decide(choice bool, o rrOrder, child func(i int32) int32) (
 		}
 		return n.taken, false
 	}
-	// A new node: reuse the storage of a node popped earlier.
+	return s.newNode(j, choice, o, child)
+}
+
+// newNode is decide at a new node, stack node j, whose children are o, child i of which is
+// child(i). Apart from decide, whose path through the recorded prefix then keeps a small
+// frame (see nondeterministicPick).
+//
+//go:noinline
+func (s *Systematic) newNode(j int, choice bool, o rrOrder, child func(i int32) int32) (v int32, bad bool) {
+	// Reuse the storage of a node popped earlier.
 	if cap(s.stack) > j {
 		s.stack = s.stack[:j+1]
 	} else {
@@ -369,20 +379,51 @@ func (s *Systematic) before(j int) *seg {
 		k = 0
 	}
 	for ; k < j; k++ {
-		s.stack[k+1].before = s.stack[k].before.push(s.stack[k].taken)
+		s.stack[k+1].before = s.push(s.stack[k].before, s.stack[k].taken)
 	}
 	return s.stack[j].before
 }
+
+// push returns prefix p followed by v (seg.push), made in a block of segs allocated segBlock at
+// a time: Pick runs on the stack of the goroutine at the scheduling point, and an allocation
+// there, deep in the runtime's allocator, copies a new goroutine's stack to a larger one — at
+// every new node, all the goroutines' (IDB with a thousand goroutines, 25% of its time). A
+// block lives as long as one of its segs does.
+func (s *Systematic) push(p *seg, v int32) *seg {
+	if len(s.segs) == 0 {
+		s.newSegs()
+	}
+	q := &s.segs[0]
+	s.segs = s.segs[1:]
+	*q = seg{parent: p, v: v, n: int32(p.len()) + 1}
+	return q
+}
+
+// segBlock is the number of segs push allocates at once.
+const segBlock = 128
+
+//go:noinline
+func (s *Systematic) newSegs() { s.segs = make([]seg, segBlock) }
 
 // Pick implements engine.Strategy.
 func (s *Systematic) Pick(d *engine.Decision) engine.GID {
 	o := roundRobin(d)
 	v, bad := s.decide(false, o, func(i int32) int32 { return int32(o.child(d, i)) })
 	if bad || isChoice(v) || !d.IsEnabled(engine.GID(v)) {
-		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled())
+		s.nondeterministicPick(d, v, bad)
 		return engine.NoGoroutine
 	}
 	return engine.GID(v)
+}
+
+// nondeterministicPick records that the explored prefix expects decision v (or another shape,
+// bad) where Pick found d. Apart from Pick, which runs on the stack of the goroutine at the
+// scheduling point: the error's arguments would make Pick's frame larger than the rest of the
+// path, and a goroutine whose stack would not hold it copies its stack to a twice larger one.
+//
+//go:noinline
+func (s *Systematic) nondeterministicPick(d *engine.Decision, v int32, bad bool) {
+	s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but the enabled goroutines are %v", s.name, d.Step, describe(v, bad), d.Enabled())
 }
 
 // Choose implements engine.Strategy. Under delay bounding, the deterministic scheduler takes

@@ -76,8 +76,9 @@ func BenchmarkLimitedGroup(b *testing.B) {
 }
 
 // BenchmarkManyGoroutinesByStrategy is BenchmarkManyGoroutines and BenchmarkLimitedGroup under
-// each member of the default portfolio: a strategy's own work per step must not grow with the
-// number of goroutines either.
+// each member of the default portfolio, and under the portfolio itself (interleave test's
+// default strategy): a strategy's own work per step must not grow with the number of
+// goroutines either.
 func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 	bodies := []struct {
 		name string
@@ -91,7 +92,7 @@ func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 	// The members as DefaultPortfolioMembers gives them (stride's p exactly, whose ratio is
 	// looked up, not estimated).
 	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
-	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox"} {
+	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox", "portfolio"} {
 		for _, bd := range bodies {
 			b.Run(spec+"/"+bd.name, func(b *testing.B) {
 				name, params, err := strategy.Parse(spec)
@@ -102,8 +103,17 @@ func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				engine.Explore(bd.body, engine.Config{Strategy: s, Schedules: b.N, Races: true})
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(bd.n), "ns/goroutine")
+				// An op of the portfolio's is as many executions as it has members, which it shares
+				// among them.
+				executions := b.N
+				if p, ok := s.(*strategy.Portfolio); ok {
+					executions *= len(p.Members())
+				}
+				rep := engine.Explore(bd.body, engine.Config{Strategy: s, Schedules: executions, Races: true})
+				if rep.Schedules != executions || rep.Err != nil {
+					b.Fatalf("%d executions of %d, error %v", rep.Schedules, executions, rep.Err)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(executions)/float64(bd.n), "ns/goroutine")
 			})
 		}
 	}

@@ -107,7 +107,11 @@ func (p *POS) Begin() bool {
 func (p *POS) Pick(d *engine.Decision) engine.GID {
 	p.step++
 	if p.scale.active {
-		return p.pickScaled(d)
+		// In batches (posscale.go): the last step's reassignments, then the decision, called
+		// from here rather than through a function of their own, which would be one frame
+		// more on the goroutine's stack.
+		p.applyStep(d)
+		return p.decideScaled(d)
 	}
 	return p.pickOneByOne(d)
 }

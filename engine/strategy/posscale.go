@@ -292,12 +292,6 @@ func (s *posScale) reassign(set *gidSet) {
 	})
 }
 
-// pickScaled is Pick in batches: the last step's reassignments, then the decision.
-func (p *POS) pickScaled(d *engine.Decision) engine.GID {
-	p.applyStep(d)
-	return p.decideScaled(d)
-}
-
 // applyStep makes fresh the goroutines whose events the last step reassigned, and the new
 // goroutines.
 func (p *POS) applyStep(d *engine.Decision) {
@@ -352,7 +346,11 @@ func (p *POS) decideScaled(d *engine.Decision) engine.GID {
 	// those that exist now, and need no draw at this decision).
 	for k, n := 0, len(s.batches); k < n; k++ {
 		holder, top := p.batchMax(s.batches[k], en, lo, hi)
-		if holder >= 0 && (best < 0 || top > bestPrio) {
+		if holder < 0 {
+			continue
+		}
+		p.setDrawn(holder, top)
+		if best < 0 || top > bestPrio {
 			best, bestPrio = holder, top
 		}
 	}
@@ -376,8 +374,9 @@ func (s *posScale) listBits(d *engine.Decision) gidBits {
 
 // batchMax draws the highest priority among b's members enabled in en (whose words from lo to
 // hi hold every enabled goroutine) and which of them holds it, and returns the two
-// (NoGoroutine when none is enabled): that member gets it as its drawn priority, and the
-// others enabled form a new batch below it. The maximum of c uniforms below the bound is
+// (NoGoroutine when none is enabled): that member is to get it as its drawn priority (the
+// caller's setDrawn, one frame less deep on the goroutine's stack), and the others enabled
+// form a new batch below it. The maximum of c uniforms below the bound is
 // bound·U^(1/c), whose logarithm is drawn as ln bound − E/c, E exponential (−ln U).
 func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64) {
 	hi = min(hi, len(b.members))
@@ -423,7 +422,6 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 			rest.remove(holder)
 		}
 	}
-	p.setDrawn(holder, top)
 	return holder, top
 }
 

@@ -23,6 +23,14 @@ func SetGroupFlips(on bool) bool {
 	return was
 }
 
+// SetPregrowing turns stackSite's growing of the stacks of the goroutines of a go statement
+// as they start on or off; it returns the previous setting.
+func SetPregrowing(on bool) bool {
+	was := pregrowing
+	pregrowing = on
+	return was
+}
+
 // LockCycleWalksAgree reports, for every goroutine of d's execution, whether the lock cycle
 // the engine finds from it (lockCycleFrom, by Floyd's walkers) is the one a plain walk that
 // keeps its path finds — the same goroutines in the same order, or none: it returns the first

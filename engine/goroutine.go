@@ -115,6 +115,9 @@ type stackSite struct {
 	started    int32 // goroutines started while pregrow was set, for the probes
 }
 
+// pregrowing enables stackSite's growing of stacks; the tests turn it off to see what grows.
+var pregrowing = true
+
 const (
 	stackSiteWindow = 64
 	stackSiteProbe  = 64
@@ -123,7 +126,7 @@ const (
 // start reports whether a goroutine of s starting now grows its stack as it starts; one that
 // does not is observed when it ends.
 func (s *stackSite) start() bool {
-	if !s.pregrow {
+	if !s.pregrow || !pregrowing {
 		return false
 	}
 	s.started++

@@ -2,11 +2,13 @@ package engine_test
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // recurse calls itself depth times with a frame of over 128 bytes each.
@@ -82,5 +84,77 @@ func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 	}
 	if want := []bool{true, true, true, true}; !slices.Equal(shallowMoved, want) {
 		t.Errorf("in the last execution, the other goroutines' stacks moved: %v, want %v", shallowMoved, want)
+	}
+}
+
+// TestSchedulingPointsFitTheInitialStack: a goroutine that locks a mutex, writes, unlocks and
+// signals a WaitGroup — the shape of a test's worker — does not outgrow the stack the runtime
+// starts it with at its scheduling points (but rarely), under any member of the default portfolio and
+// under the portfolio: the engine's frames and the strategy's deepest calls (a heap push under
+// POS in batches, a prefix seg under IDB) fit in it, and copying a thousand goroutines' stacks
+// to larger ones would double an execution's time. A thousand goroutines put POS in batches
+// and PCT in its heap. A stack that moved is seen as the address of a local variable
+// of the goroutine's function changing. (A goroutine of a test has frames of its own too, and
+// may need a larger stack anyway: the engine then has it grow its stack as it starts,
+// stackSite.)
+func TestSchedulingPointsFitTheInitialStack(t *testing.T) {
+	if raceBuild {
+		t.Skip("under the race detector every goroutine's stack grows")
+	}
+	const goroutines = 1000
+	// Goroutines that grew at their scheduling points would have the later ones grow their
+	// stacks as they start, where the test cannot see it.
+	defer engine.SetPregrowing(engine.SetPregrowing(false))
+	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
+	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox", "portfolio"} {
+		t.Run(spec, func(t *testing.T) {
+			name, params, err := strategy.Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := strategy.New(name, params, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			executions := 8
+			if p, ok := s.(*strategy.Portfolio); ok {
+				executions = 4 * len(p.Members())
+			}
+			// The first half are not counted: the engine's and the strategy's tables grow
+			// from empty in them, which an allocation on the goroutine's stack does.
+			moved, execution := 0, 0
+			body := func(*engine.T) {
+				execution++
+				counted := execution > executions/2
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				x := 0
+				engine.WGAdd(&wg, goroutines, "fit.go:1")
+				for range goroutines {
+					engine.Go(func() {
+						var mark byte
+						at := uintptr(unsafe.Pointer(&mark))
+						engine.Lock(&mu, "fit.go:2")
+						engine.Write(unsafe.Pointer(&x), "fit.go:3")
+						x++
+						engine.Unlock(&mu, "fit.go:4")
+						engine.WGDone(&wg, "fit.go:5")
+						if counted && uintptr(unsafe.Pointer(&mark)) != at {
+							moved++
+						}
+					}, "fit.go:6")
+				}
+				engine.WGWait(&wg, "fit.go:7")
+			}
+			rep := engine.Explore(body, engine.Config{Strategy: s, Schedules: executions, Races: true})
+			if rep.First != nil || rep.Err != nil || rep.Schedules != executions {
+				t.Fatalf("%d executions of %d, bug %v, error %v", rep.Schedules, executions, rep.First, rep.Err)
+			}
+			// A few do, where a table of the engine's or the strategy's grows (an append that
+			// allocates, amortized over many steps): not one in ten.
+			if counted := executions / 2 * goroutines; moved*10 > counted {
+				t.Errorf("%d of the %d goroutines counted had their stacks copied to larger ones at their scheduling points", moved, counted)
+			}
+		})
 	}
 }

@@ -146,6 +146,16 @@ func (x *exploration) await() {
 	}
 }
 
+// wasAbandoned reports whether await abandoned an execution.
+func (x *exploration) wasAbandoned() bool {
+	select {
+	case <-x.abandoned:
+		return true
+	default:
+		return false
+	}
+}
+
 // before decides whether the exploration stops before another execution, and otherwise
 // begins it with the strategy.
 func (x *exploration) before() (stop bool) {

@@ -176,6 +176,9 @@ func Explore(body func(*T), cfg Config) *Report {
 	go x.loop(0, false)
 	x.await()
 	x.rep.Elapsed, x.rep.RacyPoints = time.Since(x.start), x.r.racyList
+	if c, ok := cfg.Strategy.(Closer); ok && !x.wasAbandoned() {
+		c.Close()
+	}
 	return x.rep
 }
 

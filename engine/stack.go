@@ -9,7 +9,8 @@ import (
 // Stack is runtime.Stack as the program under test would see it. With all set, the traceback
 // of every goroutine leaves out what running under the engine adds to a test process: the
 // explorer (the goroutine of the test function, which runs the executions), the goroutines it
-// starts for itself (the watchdog, the interrupt handler), and controlled goroutines that do
+// starts for itself (the watchdog, the interrupt handler), the strategies' (PERIOD's
+// generator), and controlled goroutines that do
 // not exist in Go: those of other executions, and those whose function has returned (the
 // engine hands control on before the real goroutine ends). A controlled goroutine's traceback
 // starts at the program's function, as Go's of a goroutine blocked in the runtime does. What
@@ -72,7 +73,8 @@ func programStacks(full []byte, executing bool) []byte {
 // programGoroutine reports whether the goroutine of traceback block b is one the program under
 // test has in Go (see Stack).
 func programGoroutine(b []byte, explorers map[string]bool, executing bool) bool {
-	if explorers[goroutineID(b)] || hasFrame(b, "watchdog") {
+	if explorers[goroutineID(b)] || hasFrame(b, "watchdog") || bytes.Contains(b, []byte("\n"+strategyPkg)) {
+		// The explorer's, or a strategy's (PERIOD's generator of schedules, a coroutine).
 		return false
 	}
 	if hasFrame(b, "(*Exec).run") {
@@ -86,6 +88,9 @@ func programGoroutine(b []byte, explorers map[string]bool, executing bool) bool 
 	// Started by the explorer for itself (the interrupt handler), or by the program.
 	return !explorers[creatorID(b)]
 }
+
+// strategyPkg prefixes the functions of the strategies' package.
+const strategyPkg = "github.com/interleave-dev/interleave/engine/strategy."
 
 // hasFrame reports whether traceback block b has a frame of the engine's function fn.
 func hasFrame(b []byte, fn string) bool {

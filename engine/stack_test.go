@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // blockedForever is started by TestStackIsTheProgramsOnly and waits on a channel nobody sends
@@ -89,5 +92,59 @@ func TestStackIsTheProgramsOnly(t *testing.T) {
 	}
 	if s := string(between[:engine.Stack(between, false)]); !strings.Contains(s, "TestStackIsTheProgramsOnly") {
 		t.Errorf("Stack without all is not the caller's traceback:\n%s", s)
+	}
+}
+
+// TestStrategyGoroutinesAreTheEngines: PERIOD generates its schedules in a coroutine, a
+// goroutine of its own while a job lasts. A program that lists its goroutines during an
+// execution (goleak) does not see it, and none is left once the exploration is over, alone or
+// in the default portfolio (Explore closes the strategy).
+func TestStrategyGoroutinesAreTheEngines(t *testing.T) {
+	for _, spec := range []string{"period", "portfolio"} {
+		t.Run(spec, func(t *testing.T) {
+			name, params, err := strategy.Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := strategy.New(name, params, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen []string
+			generating := 0
+			rep := engine.Explore(func(*engine.T) {
+				var mu sync.Mutex
+				done := engine.MakeChan[struct{}](0, "g.go:1")
+				for range 2 {
+					engine.Go(func() {
+						engine.Lock(&mu, "g.go:2")
+						engine.Unlock(&mu, "g.go:3")
+						engine.Send(done, struct{}{}, "g.go:4")
+					}, "g.go:5")
+				}
+				engine.Recv(done, "g.go:6")
+				engine.Recv(done, "g.go:6")
+				buf := make([]byte, 1<<20)
+				seen = append(seen, string(buf[:engine.Stack(buf, true)]))
+				if strings.Contains(string(buf[:runtime.Stack(buf, true)]), "engine/strategy.") {
+					generating++
+				}
+			}, engine.Config{Strategy: s, Schedules: 24})
+			if rep.First != nil || rep.Err != nil || rep.Schedules < 12 {
+				t.Fatalf("%d executions, bug %v, error %v", rep.Schedules, rep.First, rep.Err)
+			}
+			if generating == 0 {
+				t.Fatal("no execution ran while PERIOD's generator was there: the test tests nothing")
+			}
+			for i, st := range seen {
+				if strings.Contains(st, "engine/strategy.") || strings.Contains(st, "iter.Pull") {
+					t.Fatalf("execution %d: the program's goroutines show a strategy's:\n%s", i+1, st)
+				}
+			}
+			buf := make([]byte, 1<<20)
+			if all := string(buf[:runtime.Stack(buf, true)]); strings.Contains(all, "engine/strategy.") {
+				t.Errorf("a strategy's goroutine is left after the exploration:\n%s", all)
+			}
+		})
 	}
 }

@@ -105,6 +105,13 @@ type Numberer interface {
 	Number() int
 }
 
+// Closer is implemented by strategies that hold resources between executions (a generator's
+// goroutine): Explore calls Close when it returns, unless it abandoned an execution (which
+// may still be running the strategy). A strategy explored again after Close starts them anew.
+type Closer interface {
+	Close()
+}
+
 // Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
 // Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
 // out of range.

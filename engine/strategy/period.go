@@ -157,6 +157,16 @@ func (s *Period) Restart() {
 	*s = *fresh
 }
 
+// Close implements engine.Closer: it ends the current job's generator, whose goroutine would
+// otherwise stay when the exploration is over. Explored again, the job's generator starts
+// over, and the schedules it gives again are skipped as executed.
+func (s *Period) Close() {
+	if s.stop != nil {
+		s.stop()
+		s.next, s.stop = nil, nil
+	}
+}
+
 // Params implements engine.Strategy: the mode and the period bound. Like the other systematic
 // strategies, an execution is reproduced from its schedule file, not from its parameters.
 func (s *Period) Params() map[string]string {

@@ -425,6 +425,15 @@ func (p *Portfolio) End(r *engine.Result) {
 	p.observers(func(o Observer) { o.ObserveEnd(r, seed) })
 }
 
+// Close implements engine.Closer: each member that holds resources releases them.
+func (p *Portfolio) Close() {
+	for _, m := range p.members {
+		if c, ok := m.s.(engine.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
 // Err implements engine.Aborter: the current member's Err, nil when it has none.
 func (p *Portfolio) Err() error {
 	if p.cur < 0 {

@@ -375,6 +375,20 @@ func (e *Exec) park(g *goroutine) {
 // decide picks the goroutine that executes the next step, advancing virtual time while no
 // goroutine is enabled. It returns nil when the execution is over (its result is set).
 func (e *Exec) decide() *goroutine {
+	if !e.beforePick() {
+		return nil
+	}
+	return e.afterPick(e.strategy.Pick(&e.decision))
+}
+
+// beforePick is decide up to the strategy's Pick: it returns false when the execution is
+// over (its result is set), and otherwise fills e.decision. decide is split in three so that
+// the frame under the strategy's Pick is small: Pick runs on the stack of the goroutine at
+// the scheduling point, under the program's frames and the engine's, and the deepest calls of
+// a strategy just fit in the stack a new goroutine starts with (TestSchedulingPointsFitTheInitialStack).
+//
+//go:noinline
+func (e *Exec) beforePick() bool {
 	e.clock.pass(e)
 	for e.nEnabled == 0 || len(e.polled) > 0 || len(e.watches) > 0 {
 		if len(e.polled) > 0 || len(e.watches) > 0 {
@@ -385,27 +399,27 @@ func (e *Exec) decide() *goroutine {
 		}
 		if e.outlived() {
 			e.background()
-			return nil
+			return false
 		}
 		if e.clock.advance(e) {
 			continue
 		}
 		e.terminal()
-		return nil
+		return false
 	}
 	if e.cycleSince >= 0 && e.steps-e.cycleSince >= e.cycleGrace() {
 		if e.deadlockCycle() {
-			return nil
+			return false
 		}
 		e.cycleSince = -1 // broken: a goroutine outside unlocked a mutex it did not lock
 	}
 	if e.maxSteps > 0 && e.steps >= e.maxSteps {
 		if e.testReturned() {
 			e.background()
-			return nil
+			return false
 		}
 		e.stepBound()
-		return nil
+		return false
 	}
 	e.steps++
 	if e.steps&63 == 0 {
@@ -427,7 +441,15 @@ func (e *Exec) decide() *goroutine {
 		d.LastOp = OpYield
 	}
 	d.Goroutines = len(e.gs)
-	id := e.strategy.Pick(d)
+	return true
+}
+
+// afterPick is decide after the strategy picked id: it checks the pick and records the step.
+// It returns nil when the pick ends the execution.
+//
+//go:noinline
+func (e *Exec) afterPick(id GID) *goroutine {
+	d := &e.decision
 	// The common pick, the goroutine that just ran and can go on, needs no check.
 	if (id != d.Last || !d.LastEnabled || d.list != nil) && (uint(id) >= uint(len(e.gs)) || !e.en.has(id) || (d.list != nil && id != d.list[0])) {
 		e.pickedNotEnabled(id)

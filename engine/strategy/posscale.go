@@ -389,6 +389,17 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 	}
 	top := b.bound - p.rng.ExpFloat64()/float64(c)
 	holder := nthOfBoth(b.members[:hi], en, p.rng.IntN(c))
+	p.split(b, en, lo, hi, c, holder, top)
+	return holder, top
+}
+
+// split takes holder, one of the c members of b enabled in en, out of b, and leaves the others
+// enabled below top: b itself when all its members are, otherwise a new batch. Apart from
+// batchMax, whose frame it would enlarge under the calls it makes (Pick runs on the
+// goroutine's stack; see Portfolio.Pick).
+//
+//go:noinline
+func (p *POS) split(b *posBatch, en gidBits, lo, hi, c int, holder engine.GID, top float64) {
 	switch {
 	case c == b.n:
 		// Every member is enabled: the others stay together, below top. The fresh batch
@@ -422,7 +433,6 @@ func (p *POS) batchMax(b *posBatch, en gidBits, lo, hi int) (engine.GID, float64
 			rest.remove(holder)
 		}
 	}
-	return holder, top
 }
 
 // topEnabled returns the enabled goroutine with the highest drawn priority, and the priority
@@ -464,7 +474,10 @@ func (p *POS) compactHeap() {
 	s.compactAt = 2*len(s.heap) + s.heapSlack
 }
 
-// dropEmpty removes the batches with no members, but the fresh one.
+// dropEmpty removes the batches with no members, but the fresh one. Not inlined into
+// decideScaled, whose frame would grow by its own.
+//
+//go:noinline
 func (s *posScale) dropEmpty() {
 	kept := s.batches[:1]
 	for _, b := range s.batches[1:] {

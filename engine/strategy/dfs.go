@@ -51,7 +51,6 @@ type Systematic struct {
 	item    record  // the record being explored
 	path    []int32 // item.before, materialized
 	stack   []node  // nodes below the item's prefix
-	segs    []seg   // the rest of the block push makes segs in
 	pos     int     // decisions made in this execution
 
 	schedules int
@@ -71,12 +70,35 @@ type Systematic struct {
 	// every later branch of every execution — 470 MB after 800 executions.
 	budget int
 	capped bool
+
+	// unresolved lists the work items added in this execution, by bucket and index, whose
+	// prefix is made when it ends (resolve).
+	unresolved []recordAt
+}
+
+// recordAt is where a work item is: s.buckets[bucket][index].
+type recordAt struct{ bucket, index int32 }
+
+// resolve makes the prefixes of the work items the execution added. Not as they are added:
+// that is in Pick, on the stack of the goroutine at the scheduling point, and a prefix's seg
+// is an allocation, deep in the runtime's allocator, which made every goroutine of a thousand
+// copy its stack to a larger one (IDB 25% slower). resolve runs in End, on the explorer's,
+// and in Begin for an execution that did not end.
+func (s *Systematic) resolve() {
+	for _, at := range s.unresolved {
+		r := &s.buckets[at.bucket][at.index]
+		r.before, r.node = s.before(int(r.node)-1), 0
+	}
+	s.unresolved = s.unresolved[:0]
 }
 
 // record is a work item: explore the node reached by the prefix before, from its child from
 // on, with the given cost before that node.
 type record struct {
-	before     *seg
+	before *seg
+	// node, when not 0, says that before is still to be made: the prefix of stack node
+	// node-1 of the execution that added the record (resolve).
+	node       int32
 	from       int32
 	costBefore int32
 	own        ownState // the owner of the node's schedules, as far as the prefix decides it
@@ -236,6 +258,9 @@ func (s *Systematic) add(r record, cost int32) {
 		s.heads = append(s.heads, 0)
 	}
 	s.buckets[c] = append(s.buckets[c], r)
+	if r.node != 0 {
+		s.unresolved = append(s.unresolved, recordAt{int32(c), int32(len(s.buckets[c]) - 1)})
+	}
 }
 
 // waiting is the number of work items that come before one added to the work list of cost c:
@@ -274,6 +299,7 @@ func (s *Systematic) next() bool {
 // Begin implements engine.Strategy: it backtracks to the deepest node with a child left
 // within the bound, or takes the next work item.
 func (s *Systematic) Begin() bool {
+	s.resolve() // the last execution did not end (End resolves)
 	s.pos = 0
 	s.err = nil
 	if s.started {
@@ -358,7 +384,7 @@ func (s *Systematic) newNode(j int, choice bool, o rrOrder, child func(i int32) 
 	}
 	n.hi = s.within(n, n.idx+1, bound)
 	if n.hi < o.n {
-		s.add(record{before: s.before(j), from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+s.cost(n, n.hi))
+		s.add(record{node: int32(j) + 1, from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+s.cost(n, n.hi))
 	}
 	n.taken, n.takenIdx = child(n.idx), n.idx
 	return n.taken, false
@@ -379,31 +405,10 @@ func (s *Systematic) before(j int) *seg {
 		k = 0
 	}
 	for ; k < j; k++ {
-		s.stack[k+1].before = s.push(s.stack[k].before, s.stack[k].taken)
+		s.stack[k+1].before = s.stack[k].before.push(s.stack[k].taken)
 	}
 	return s.stack[j].before
 }
-
-// push returns prefix p followed by v (seg.push), made in a block of segs allocated segBlock at
-// a time: Pick runs on the stack of the goroutine at the scheduling point, and an allocation
-// there, deep in the runtime's allocator, copies a new goroutine's stack to a larger one — at
-// every new node, all the goroutines' (IDB with a thousand goroutines, 25% of its time). A
-// block lives as long as one of its segs does.
-func (s *Systematic) push(p *seg, v int32) *seg {
-	if len(s.segs) == 0 {
-		s.newSegs()
-	}
-	q := &s.segs[0]
-	s.segs = s.segs[1:]
-	*q = seg{parent: p, v: v, n: int32(p.len()) + 1}
-	return q
-}
-
-// segBlock is the number of segs push allocates at once.
-const segBlock = 128
-
-//go:noinline
-func (s *Systematic) newSegs() { s.segs = make([]seg, segBlock) }
 
 // Pick implements engine.Strategy.
 func (s *Systematic) Pick(d *engine.Decision) engine.GID {
@@ -449,6 +454,7 @@ func describe(v int32, bad bool) string {
 
 // End implements engine.Strategy.
 func (s *Systematic) End(r *engine.Result) {
+	s.resolve()
 	reached := s.pos - len(s.path)
 	if reached < len(s.stack) && r.Err == nil {
 		// The execution ended inside its recorded prefix: a nondeterministic program.

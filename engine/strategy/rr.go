@@ -67,7 +67,7 @@ func decodeChoice(v int32) int { return int(^v) }
 
 // seg is one decision of a schedule prefix, in a persistent linked list: prefixes that share
 // a beginning share its segs, so a work list of prefixes costs one seg per branching node
-// rather than one copy of the prefix per item. Systematic.push makes them.
+// rather than one copy of the prefix per item.
 type seg struct {
 	parent *seg
 	v      int32
@@ -80,6 +80,8 @@ func (s *seg) len() int {
 	}
 	return int(s.n)
 }
+
+func (s *seg) push(v int32) *seg { return &seg{parent: s, v: v, n: int32(s.len()) + 1} }
 
 // appendTo writes the prefix s into dst[:s.len()], reusing dst's storage.
 func (s *seg) appendTo(dst []int32) []int32 {

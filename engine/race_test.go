@@ -464,3 +464,53 @@ func TestRacyPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSetKeepsWhatALaterReadDoesNotCover: a read that happens before a later one leaves
+// the detector's reads, covered by the later one — but not a plain read covered by an atomic
+// one, for an atomic write races with the plain read and not with the atomic read. In each
+// execution below, the body reads x plainly (a.go:1) and then atomically (a.go:2), and only
+// then does a goroutine it started before store x atomically (a.go:3), unordered with them:
+// the store races with the plain read. The reads are one (the last) while they are ordered,
+// and a set once another goroutine reads x between them (a.go:8).
+func TestReadSetKeepsWhatALaterReadDoesNotCover(t *testing.T) {
+	tests := []struct {
+		name        string
+		otherReader bool
+		want        []string
+	}{
+		{"ordered reads", false, []string{"a.go:1~a.go:3"}},
+		{"concurrent reads", true, []string{"a.go:1~a.go:3", "a.go:3~a.go:8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := engine.Explore(func(*engine.T) {
+				var x int32
+				var wg sync.WaitGroup
+				if tc.otherReader {
+					engine.WGAdd(&wg, 1, "a.go:9")
+					engine.Go(func() {
+						_ = engine.Load(&x, "a.go:8")
+						engine.WGDone(&wg, "a.go:10")
+					}, "a.go:11")
+				}
+				engine.WGAdd(&wg, 1, "a.go:4")
+				engine.Go(func() {
+					engine.AtomicStoreInt32(&x, 1, "a.go:3")
+					engine.WGDone(&wg, "a.go:5")
+				}, "a.go:6")
+				_ = engine.Load(&x, "a.go:1")
+				if tc.otherReader {
+					engine.Gosched("a.go:12") // the other reader, the first goroutine after the body, reads
+				}
+				_ = engine.AtomicLoadInt32(&x, "a.go:2")
+				engine.WGWait(&wg, "a.go:7")
+			}, engine.Config{Strategy: firstEnabled(), Schedules: 1, Races: true, Points: engine.PointsAll})
+			if rep.First != nil || rep.Err != nil {
+				t.Fatalf("bug %v, error %v", rep.First, rep.Err)
+			}
+			if got := racePairs(rep); !slices.Equal(got, tc.want) {
+				t.Errorf("races %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
@@ -105,17 +104,9 @@ func TestSchedulingPointsFitTheInitialStack(t *testing.T) {
 	// Goroutines that grew at their scheduling points would have the later ones grow their
 	// stacks as they start, where the test cannot see it.
 	defer engine.SetPregrowing(engine.SetPregrowing(false))
-	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
-	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox", "portfolio"} {
+	for _, spec := range defaultSpecs() {
 		t.Run(spec, func(t *testing.T) {
-			name, params, err := strategy.Parse(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := strategy.New(name, params, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newStrategy(t, spec)
 			executions := 8
 			if p, ok := s.(*strategy.Portfolio); ok {
 				executions = 4 * len(p.Members())

@@ -89,20 +89,10 @@ func BenchmarkManyGoroutinesByStrategy(b *testing.B) {
 		{"10000", 10000, manyGoroutines(10000)},
 		{"limited1025", 1025, limitedGroup},
 	}
-	// The members as DefaultPortfolioMembers gives them (stride's p exactly, whose ratio is
-	// looked up, not estimated).
-	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
-	for _, spec := range []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox", "portfolio"} {
+	for _, spec := range defaultSpecs() {
 		for _, bd := range bodies {
 			b.Run(spec+"/"+bd.name, func(b *testing.B) {
-				name, params, err := strategy.Parse(spec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				s, err := strategy.New(name, params, 1)
-				if err != nil {
-					b.Fatal(err)
-				}
+				s := newStrategy(b, spec)
 				// An op of the portfolio's is as many executions as it has members, which it shares
 				// among them.
 				executions := b.N

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/engine"
-	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // blockedForever is started by TestStackIsTheProgramsOnly and waits on a channel nobody sends
@@ -102,14 +101,7 @@ func TestStackIsTheProgramsOnly(t *testing.T) {
 func TestStrategyGoroutinesAreTheEngines(t *testing.T) {
 	for _, spec := range []string{"period", "portfolio"} {
 		t.Run(spec, func(t *testing.T) {
-			name, params, err := strategy.Parse(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := strategy.New(name, params, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newStrategy(t, spec)
 			var seen []string
 			generating := 0
 			rep := engine.Explore(func(*engine.T) {

@@ -30,7 +30,8 @@ import (
 //
 // Reads and writes of instrumented memory are checked as FastTrack does (Flanagan and Freund,
 // PLDI 2009): the last write of each address is an epoch (goroutine, clock), reads are one
-// epoch while they are totally ordered and a set of the concurrent ones once they are not. Two
+// epoch while they are totally ordered and a set of each goroutine's last read once they are
+// not (of the reads at one position, those concurrent with the last there). Two
 // accesses to the same address race when at least one is a write and neither happens before
 // the other. The address is the access's (a map counts as one location, as Go's race
 // detector counts it); the shadow (raceshadow.go) makes sure that an address's history is about the
@@ -152,26 +153,30 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 	}
 	switch {
 	case len(w.reads) > 0:
-		// The reads that happen before this one are subsumed by it, as the read epoch is by
-		// a later read in FastTrack: a write that races with one of them races with this one
-		// too (were this one before the write, so would they be). An atomic read subsumes
-		// only atomic ones, an atomic write racing with plain reads only. The set keeps the
-		// reads concurrent with this one: a thousand goroutines that read a variable, ten at a
-		// time, keep it ten long, where a set of every goroutine's last read grew to a
-		// thousand and each read was a pass over it (a worker pool's test, 8% of its time).
-		kept := w.reads[:0]
+		// One read per goroutine, its last (and its last plain one, when an atomic one
+		// followed); and of the reads at this one's position, only those concurrent with it:
+		// one that happens before it is covered by it — a write that races with it races with
+		// this one too, at the same pair of positions (an atomic read covers only atomic
+		// ones, for an atomic write races with plain reads only). A thousand goroutines that read a variable at one line, ten at a time, keep
+		// the set ten long, where it grew to a thousand, a pass over it at each read (a
+		// worker pool's captured channel, 8% of its time). Reads elsewhere are kept: the
+		// races reported, and the racy points they make, are those of a set of every
+		// goroutine's last read.
+		kept, mine := w.reads[:0], false
 		for _, r := range w.reads {
-			if !r.happensBefore(vc) || atomic && !r.atomic {
-				kept = append(kept, r)
+			covered := !atomic || r.atomic
+			switch {
+			case r.g == g.id && covered && !mine:
+				r, mine = cur, true
+			case r.g == g.id && covered, r.pos == cur.pos && covered && r.happensBefore(vc):
+				continue
 			}
+			kept = append(kept, r)
 		}
-		if len(kept) == 0 {
-			w.reads = kept
-			w.read = cur
-			w.valid |= 2
-			return
+		if !mine {
+			kept = append(kept, cur)
 		}
-		w.reads = append(kept, cur)
+		w.reads = kept
 	case w.valid&2 == 0 || w.read.happensBefore(vc) && (!atomic || w.read.atomic):
 		// The first read, or one after the last (its goroutine's own among them).
 		w.read = cur

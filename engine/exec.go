@@ -385,7 +385,8 @@ func (e *Exec) decide() *goroutine {
 // over (its result is set), and otherwise fills e.decision. decide is split in three so that
 // the frame under the strategy's Pick is small: Pick runs on the stack of the goroutine at
 // the scheduling point, under the program's frames and the engine's, and the deepest calls of
-// a strategy just fit in the stack a new goroutine starts with (TestSchedulingPointsFitTheInitialStack).
+// a strategy just fit in the stack a new goroutine starts with
+// (TestSchedulingPointsFitTheInitialStack).
 //
 //go:noinline
 func (e *Exec) beforePick() bool {

@@ -10,13 +10,12 @@ import (
 // of every goroutine leaves out what running under the engine adds to a test process: the
 // explorer (the goroutine of the test function, which runs the executions), the goroutines it
 // starts for itself (the watchdog, the interrupt handler), the strategies' (PERIOD's
-// generator), and controlled goroutines that do
-// not exist in Go: those of other executions, and those whose function has returned (the
-// engine hands control on before the real goroutine ends). A controlled goroutine's traceback
-// starts at the program's function, as Go's of a goroutine blocked in the runtime does. What
-// goroutine-leak checkers (go.uber.org/goleak, a test's own runtime.Stack) read is then the
-// test's goroutines only, as under go test. The calling goroutine's own traceback (all unset)
-// is runtime.Stack's.
+// generator), and controlled goroutines that do not exist in Go: those of other executions,
+// and those whose function has returned (the engine hands control on before the real
+// goroutine ends). A controlled goroutine's traceback starts at the program's function, as
+// Go's of a goroutine blocked in the runtime does. What goroutine-leak checkers
+// (go.uber.org/goleak, a test's own runtime.Stack) read is then the test's goroutines only, as
+// under go test. The calling goroutine's own traceback (all unset) is runtime.Stack's.
 func Stack(buf []byte, all bool) int {
 	if !all {
 		return runtime.Stack(buf, false)

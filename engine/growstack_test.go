@@ -88,14 +88,14 @@ func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 
 // TestSchedulingPointsFitTheInitialStack: a goroutine that locks a mutex, writes, unlocks and
 // signals a WaitGroup — the shape of a test's worker — does not outgrow the stack the runtime
-// starts it with at its scheduling points (but rarely), under any member of the default portfolio and
-// under the portfolio: the engine's frames and the strategy's deepest calls (a heap push under
-// POS in batches, a prefix seg under IDB) fit in it, and copying a thousand goroutines' stacks
-// to larger ones would double an execution's time. A thousand goroutines put POS in batches
-// and PCT in its heap. A stack that moved is seen as the address of a local variable
-// of the goroutine's function changing. (A goroutine of a test has frames of its own too, and
-// may need a larger stack anyway: the engine then has it grow its stack as it starts,
-// stackSite.)
+// starts it with at its scheduling points (but rarely), under any member of the default
+// portfolio and under the portfolio: the engine's frames and the strategy's deepest calls (a
+// heap push under POS in batches, IDB's new node) fit in it, and copying a thousand
+// goroutines' stacks to larger ones would double an execution's time. A thousand goroutines
+// put POS in batches and PCT in its heap. A stack that moved is seen as the address of a local
+// variable of the goroutine's function changing. (A goroutine of a test has frames of its own
+// too, and may need a larger stack anyway: the engine then has it grow its stack as it
+// starts, stackSite.)
 func TestSchedulingPointsFitTheInitialStack(t *testing.T) {
 	if raceBuild {
 		t.Skip("under the race detector every goroutine's stack grows")

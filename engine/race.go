@@ -157,11 +157,11 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 		// followed); and of the reads at this one's position, only those concurrent with it:
 		// one that happens before it is covered by it — a write that races with it races with
 		// this one too, at the same pair of positions (an atomic read covers only atomic
-		// ones, for an atomic write races with plain reads only). A thousand goroutines that read a variable at one line, ten at a time, keep
-		// the set ten long, where it grew to a thousand, a pass over it at each read (a
-		// worker pool's captured channel, 8% of its time). Reads elsewhere are kept: the
-		// races reported, and the racy points they make, are those of a set of every
-		// goroutine's last read.
+		// ones, for an atomic write races with plain reads only). A thousand goroutines that
+		// read a variable at one line, ten at a time, keep the set ten long, where it grew to
+		// a thousand, a pass over it at each read (a worker pool's captured channel, 8% of
+		// its time). Reads elsewhere are kept: the races reported, and the racy points they
+		// make, are those of a set of every goroutine's last read.
 		kept, mine := w.reads[:0], false
 		for _, r := range w.reads {
 			covered := !atomic || r.atomic

@@ -44,7 +44,7 @@ import (
 type POS struct {
 	seeds
 	step   int32     // decisions made in this execution
-	prio   []float64 // the priority of each goroutine's pending event, when drawn (in batches, its logarithm)
+	prio   []float64 // each goroutine's pending event's priority when drawn (in batches, its log)
 	drawn  []int32   // the decision at which prio was drawn; 0: not yet (a new event)
 	events []posEvent
 	objs   map[uintptr]*posObject

@@ -26,10 +26,10 @@ import (
 //     among them: two draws per batch, not c. Priorities in batches are kept as their
 //     logarithms, which order them alike: the maximum is then ln b − E/c, E = −ln U an
 //     exponential draw (rand's ExpFloat64, a table lookup, not a logarithm and an exponential:
-//     with a thousand goroutines, those two were half of POS's time). That member gets the maximum as its priority;
-//     the batch's other enabled members form a new batch whose bound is that maximum (they are
-//     below it, and nothing else is known of them); its disabled members stay where they were,
-//     as nothing was compared of them.
+//     with a thousand goroutines, those two were half of POS's time). That member gets the
+//     maximum as its priority; the batch's other enabled members form a new batch whose bound
+//     is that maximum (they are below it, and nothing else is known of them); its disabled
+//     members stay where they were, as nothing was compared of them.
 //   - Goroutines with a drawn priority are in a heap, the highest on top; one whose priority
 //     was reassigned or redrawn since is dropped from it when it comes up.
 //

@@ -285,14 +285,43 @@ func selectReal(hasDefault bool, cases []Case) int {
 // chanDo runs the channel operation o of g with the given cases at its scheduling point: a
 // send or receive (one case) or a select. block is false for a select with a default, which
 // never waits. It returns the case taken, -1 for the default.
+//
+// chanDo's own frame is kept small, the making of the cases' sudogs and the joining of the
+// queues out of line: the strategy's Pick runs under it, on the goroutine's stack (a
+// deferred receive of a worker pool's goroutine reached Pick 1,100 bytes deep, past what the
+// stack a goroutine starts with holds).
 func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj uintptr, pos Pos, block bool) int {
+	live := e.chanCases(g, o, cases)
+	if !block {
+		o.nonblocking = true
+		e.point(g, kind, obj, pos)
+		return e.chanRun(g, o, kind)
+	}
+	if live == 0 {
+		e.pointWait(g, kind, obj, pos, chanNever{})
+		panic("engine: internal error: an operation that blocks forever was resumed")
+	}
+	var qbuf [4]*waitq
+	qs := e.chanJoin(o, qbuf[:0])
+	if o.foreign {
+		e.pointBlocking(g, Op{Kind: kind, Obj: obj, Pos: pos}, o, true, qs)
+	} else {
+		e.pointWait(g, kind, obj, pos, o, qs...)
+	}
+	return e.chanRun(g, o, kind)
+}
+
+// chanCases makes the sudogs of o, g's operation with the given cases, and returns how many
+// are on a non-nil channel.
+//
+//go:noinline
+func (e *Exec) chanCases(g *goroutine, o *chanOp, cases []Case) (live int) {
 	o.g = g
 	if len(cases) == 1 {
 		o.sgs = o.oneSg[:]
 	} else {
 		o.sgs = make([]sudog, len(cases))
 	}
-	live := 0
 	for i, cs := range cases {
 		b := cs.base()
 		s := &o.sgs[i]
@@ -306,18 +335,15 @@ func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj ui
 			s.fc = foreignOf(e, cs)
 		}
 	}
-	if !block {
-		o.nonblocking = true
-		e.point(g, kind, obj, pos)
-		return e.chanRun(g, o, kind)
-	}
-	if live == 0 {
-		e.pointWait(g, kind, obj, pos, chanNever{})
-		panic("engine: internal error: an operation that blocks forever was resumed")
-	}
-	// Start waiting: join the queues, in arrival order, and offer the cases to the partners.
-	var qbuf [4]*waitq
-	qs := qbuf[:0]
+	return live
+}
+
+// chanJoin starts o's wait: its sudogs join their channels' queues, in arrival order, and the
+// cases are offered to the partners. It returns qs with the waiter queues of o's channels
+// appended.
+//
+//go:noinline
+func (e *Exec) chanJoin(o *chanOp, qs []*waitq) []*waitq {
 	for i := range o.sgs {
 		s := &o.sgs[i]
 		if s.fc != nil {
@@ -338,12 +364,7 @@ func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj ui
 		qs = append(qs, &s.c.waiters)
 	}
 	e.notifyOp(o)
-	if o.foreign {
-		e.pointBlocking(g, Op{Kind: kind, Obj: obj, Pos: pos}, o, true, qs)
-	} else {
-		e.pointWait(g, kind, obj, pos, o, qs...)
-	}
-	return e.chanRun(g, o, kind)
+	return qs
 }
 
 // chanRun executes o, whose goroutine g has been picked: its step. Unless a partner already

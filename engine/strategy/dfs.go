@@ -71,13 +71,14 @@ type Systematic struct {
 	budget int
 	capped bool
 
-	// unresolved lists the work items added in this execution, by bucket and index, whose
-	// prefix is made when it ends (resolve).
-	unresolved []recordAt
+	// unresolved lists the work items added in this execution, whose prefix is made when it
+	// ends (resolve).
+	unresolved []unresolved
 }
 
-// recordAt is where a work item is: s.buckets[bucket][index].
-type recordAt struct{ bucket, index int32 }
+// unresolved is a work item, s.buckets[bucket][index], whose prefix is still to be made: that
+// of stack node node of the execution that added it.
+type unresolved struct{ bucket, index, node int32 }
 
 // resolve makes the prefixes of the work items the execution added. Not as they are added:
 // that is in Pick, on the stack of the goroutine at the scheduling point, and a prefix's seg
@@ -85,9 +86,8 @@ type recordAt struct{ bucket, index int32 }
 // copy its stack to a larger one (IDB 25% slower). resolve runs in End, on the explorer's,
 // and in Begin for an execution that did not end.
 func (s *Systematic) resolve() {
-	for _, at := range s.unresolved {
-		r := &s.buckets[at.bucket][at.index]
-		r.before, r.node = s.before(int(r.node)-1), 0
+	for _, u := range s.unresolved {
+		s.buckets[u.bucket][u.index].before = s.before(int(u.node))
 	}
 	s.unresolved = s.unresolved[:0]
 }
@@ -95,10 +95,7 @@ func (s *Systematic) resolve() {
 // record is a work item: explore the node reached by the prefix before, from its child from
 // on, with the given cost before that node.
 type record struct {
-	before *seg
-	// node, when not 0, says that before is still to be made: the prefix of stack node
-	// node-1 of the execution that added the record (resolve).
-	node       int32
+	before     *seg
 	from       int32
 	costBefore int32
 	own        ownState // the owner of the node's schedules, as far as the prefix decides it
@@ -158,7 +155,7 @@ func newSystematic(name string, model costModel, max int) *Systematic {
 		max = noBound
 	}
 	s := &Systematic{name: name, model: model, max: max}
-	s.add(record{}, 0)
+	s.add(record{}, 0, -1)
 	return s
 }
 
@@ -239,8 +236,9 @@ func (s *Systematic) unit() string {
 }
 
 // add puts r in the work list of the given cost, or drops it beyond the maximum bound or
-// when its schedules are another part's.
-func (s *Systematic) add(r record, cost int32) {
+// when its schedules are another part's. With node ≥ 0, r's prefix is that of stack node
+// node, made when the execution ends (resolve).
+func (s *Systematic) add(r record, cost int32, node int) {
 	if r.own.other {
 		return
 	}
@@ -258,8 +256,8 @@ func (s *Systematic) add(r record, cost int32) {
 		s.heads = append(s.heads, 0)
 	}
 	s.buckets[c] = append(s.buckets[c], r)
-	if r.node != 0 {
-		s.unresolved = append(s.unresolved, recordAt{int32(c), int32(len(s.buckets[c]) - 1)})
+	if node >= 0 {
+		s.unresolved = append(s.unresolved, unresolved{int32(c), int32(len(s.buckets[c]) - 1), int32(node)})
 	}
 }
 
@@ -384,7 +382,7 @@ func (s *Systematic) newNode(j int, choice bool, o rrOrder, child func(i int32) 
 	}
 	n.hi = s.within(n, n.idx+1, bound)
 	if n.hi < o.n {
-		s.add(record{node: int32(j) + 1, from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+s.cost(n, n.hi))
+		s.add(record{from: n.hi, costBefore: n.costBefore, own: n.own}, n.costBefore+s.cost(n, n.hi), j)
 	}
 	n.taken, n.takenIdx = child(n.idx), n.idx
 	return n.taken, false

@@ -150,16 +150,15 @@ func (s *Period) Restart() {
 	if err != nil {
 		panic(err) // s was made by NewPeriod with the same arguments
 	}
-	if s.stop != nil {
-		s.stop() // the job's generator
-	}
+	s.Close() // the job's generator
 	fresh.schedules, fresh.skipped, fresh.lock = s.schedules, s.skipped, s.lock
 	*s = *fresh
 }
 
-// Close implements engine.Closer: it ends the current job's generator, whose goroutine would
-// otherwise stay when the exploration is over. Explored again, the job's generator starts
-// over, and the schedules it gives again are skipped as executed.
+// Close implements engine.Closer: it ends the current job's generator (as generate does when
+// the job has no schedule left), whose goroutine would otherwise stay when the exploration is
+// over. Explored again, the job's generator starts over, and the schedules it gives again are
+// skipped as executed.
 func (s *Period) Close() {
 	if s.stop != nil {
 		s.stop()
@@ -247,8 +246,7 @@ func (s *Period) generate() (sch periodSchedule, key string, jobEnded, ok bool) 
 	}
 	sch, ok = s.next()
 	if !ok {
-		s.stop()
-		s.next, s.stop = nil, nil
+		s.Close()
 		s.jobIdx++
 		return nil, "", true, false
 	}

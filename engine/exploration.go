@@ -125,12 +125,13 @@ func (x *exploration) finish(from uint64, e *Exec, t *T, wantStacks bool) (*Resu
 	return x.r.collect(t, wantStacks), true
 }
 
-// await waits for the loop to end, abandoning an execution the watchdog reports stalled.
-func (x *exploration) await() {
+// await waits for the loop to end, abandoning an execution the watchdog reports stalled; it
+// reports whether it did.
+func (x *exploration) await() (abandoned bool) {
 	for {
 		select {
 		case <-x.finished:
-			return
+			return false
 		case w := <-x.fired:
 			t := w.turn
 			if !x.turn.CompareAndSwap(t, t|turnAbandoned) && !x.turn.CompareAndSwap(t|turnPassed, t|turnAbandoned) {
@@ -141,18 +142,8 @@ func (x *exploration) await() {
 			lim := x.r.abandon(w.e, time.Duration(w.stalled.Load()))
 			x.r.e = newExec()
 			x.after(&Result{Limitation: lim})
-			return
+			return true
 		}
-	}
-}
-
-// wasAbandoned reports whether await abandoned an execution.
-func (x *exploration) wasAbandoned() bool {
-	select {
-	case <-x.abandoned:
-		return true
-	default:
-		return false
 	}
 }
 

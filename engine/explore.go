@@ -174,9 +174,9 @@ func Explore(body func(*T), cfg Config) *Report {
 		x.sharer = nil
 	}
 	go x.loop(0, false)
-	x.await()
+	abandoned := x.await()
 	x.rep.Elapsed, x.rep.RacyPoints = time.Since(x.start), x.r.racyList
-	if c, ok := cfg.Strategy.(Closer); ok && !x.wasAbandoned() {
+	if c, ok := cfg.Strategy.(Closer); ok && !abandoned {
 		c.Close()
 	}
 	return x.rep

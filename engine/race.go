@@ -164,12 +164,13 @@ func (e *Exec) raceAccess(g *goroutine, addr unsafe.Pointer, write, atomic bool,
 		// make, are those of a set of every goroutine's last read.
 		kept, mine := w.reads[:0], false
 		for _, r := range w.reads {
-			covered := !atomic || r.atomic
-			switch {
-			case r.g == g.id && covered && !mine:
-				r, mine = cur, true
-			case r.g == g.id && covered, r.pos == cur.pos && covered && r.happensBefore(vc):
-				continue
+			if !atomic || r.atomic { // this read covers r if it comes after it
+				switch {
+				case r.g == g.id && !mine:
+					r, mine = cur, true // in r's place
+				case r.g == g.id, r.pos == cur.pos && r.happensBefore(vc):
+					continue
+				}
 			}
 			kept = append(kept, r)
 		}

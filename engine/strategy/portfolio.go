@@ -405,6 +405,8 @@ func (p *Portfolio) Pick(d *engine.Decision) engine.GID {
 	return g
 }
 
+// observePick shows the members that observe the current one's pick g at d.
+//
 //go:noinline
 func (p *Portfolio) observePick(d *engine.Decision, g engine.GID) {
 	p.observers(func(o Observer) { o.Observe(d, g) })

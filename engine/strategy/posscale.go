@@ -71,12 +71,12 @@ type posScale struct {
 	chanOps, selects gidSet
 }
 
-// posBatch is a set of goroutines whose undrawn priorities are independent and uniform in
-// [0, bound).
+// posBatch is a set of goroutines whose undrawn priorities are independent and uniform below
+// a bound, whose logarithm bound is (0: bound 1).
 type posBatch struct {
 	members gidBits
-	n       int     // the number of members
-	bound   float64 // the logarithm of the bound (0: bound 1)
+	n       int // the number of members
+	bound   float64
 }
 
 func (b *posBatch) add(g engine.GID) {

@@ -1,7 +1,7 @@
 package engine_test
 
 import (
-	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/interleave-dev/interleave/engine"
@@ -9,11 +9,11 @@ import (
 )
 
 // defaultSpecs are the random walk, each member of the default portfolio as
-// DefaultPortfolioMembers gives it (stride's p exactly, which is looked up, not estimated),
-// and the portfolio itself: the strategies whose cost the many-goroutine tests compare.
+// DefaultPortfolioMembers gives it, and the portfolio itself: the strategies whose cost the
+// many-goroutine tests compare.
 func defaultSpecs() []string {
-	p2 := strconv.FormatFloat(strategy.StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64)
-	return []string{"random", "pct:d=3", "pos", "stride:p=" + p2, "idb", "period", "greybox", "portfolio"}
+	specs := append([]string{"random"}, strings.Split(strategy.DefaultPortfolioMembers, "+")...)
+	return append(specs, "portfolio")
 }
 
 // newStrategy returns the strategy that spec names (as -strategy takes it), seeded with 1.

@@ -44,7 +44,7 @@ func floorShape(t *testing.T) (children int, steps []int) {
 type handoffs struct {
 	wake []chan struct{}
 	live []int // the goroutines started and not ended; 0 is the body
-	at   []int // at[g]: g's index in live
+	at   []int // at[g]: g's index in the list that holds it (live, or contendFloor's)
 	rng  *rand.Rand
 	done chan struct{}
 }
@@ -74,13 +74,23 @@ func (h *handoffs) step(g int) {
 	<-h.wake[g]
 }
 
+// add puts g at the end of list, and remove takes it out, in constant time (at).
+func (h *handoffs) add(list *[]int, g int) {
+	h.at[g] = len(*list)
+	*list = append(*list, g)
+}
+
+func (h *handoffs) remove(list *[]int, g int) {
+	i, last := h.at[g], len(*list)-1
+	(*list)[i] = (*list)[last]
+	h.at[(*list)[i]] = i
+	*list = (*list)[:last]
+}
+
 // exit ends goroutine g and hands control to the goroutine picked next; the last to end closes
 // done.
 func (h *handoffs) exit(g int) {
-	i, last := h.at[g], len(h.live)-1
-	h.live[i] = h.live[last]
-	h.at[h.live[i]] = i
-	h.live = h.live[:last]
+	h.remove(&h.live, g)
 	if len(h.live) == 0 {
 		close(h.done)
 		return
@@ -93,10 +103,9 @@ func (h *handoffs) exit(g int) {
 func TestHandoffFloor(t *testing.T) {
 	children, steps := floorShape(t)
 	h := newHandoffs(children + 1)
-	h.live = append(h.live, 0)
+	h.add(&h.live, 0)
 	for g := 1; g <= children; g++ {
-		h.at[g] = len(h.live)
-		h.live = append(h.live, g)
+		h.add(&h.live, g)
 		go func() {
 			<-h.wake[g]
 			for range steps[g-1] {
@@ -167,19 +176,6 @@ type contendFloor struct {
 	waiting  []int // the goroutines at their Lock; at[g] is g's index
 	held     bool
 	steps    int // the steps taken
-}
-
-// add puts g at the end of list, and remove takes it out.
-func (f *contendFloor) add(list *[]int, g int) {
-	f.at[g] = len(*list)
-	*list = append(*list, g)
-}
-
-func (f *contendFloor) remove(list *[]int, g int) {
-	i, last := f.at[g], len(*list)-1
-	(*list)[i] = (*list)[last]
-	f.at[(*list)[i]] = i
-	*list = (*list)[:last]
 }
 
 // pick draws the goroutine that runs next: a runnable one, or a waiter while the mutex is free.

@@ -106,7 +106,10 @@ func TestShadowReusedAddressIsNoRace(t *testing.T) {
 
 // TestShadowSwitchesToWeak: an execution that writes more memory than the shadow pins stops
 // pinning it: the first object it wrote is collected before the execution ends. A small one
-// keeps its objects alive to the end.
+// keeps its objects alive to the end. The shadow reads the live heap of collections that end
+// during the execution; the body has one end every 256 blocks, so that how many end does not
+// depend on how fast the background collector runs (under the load of `go test ./...` too few
+// ended, and the shadow kept pinning).
 func TestShadowSwitchesToWeak(t *testing.T) {
 	for _, tt := range []struct {
 		blocks    int
@@ -124,6 +127,9 @@ func TestShadowSwitchesToWeak(t *testing.T) {
 				b[0] = 1
 				if i == 0 {
 					first = weak.Make(b)
+				}
+				if i%256 == 255 {
+					runtime.GC()
 				}
 			}
 			runtime.GC()

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"strings"
@@ -133,5 +134,19 @@ func TestSourceHoldsTheRuntime(t *testing.T) {
 		if err != nil || n == 0 {
 			t.Errorf("engine.Source lacks %s (%v): add its directory to the go:embed line of source.go", pkg, err)
 		}
+	}
+}
+
+// TestRuntimeBuildsOnMacOS cross-compiles the runtime packages for macOS, whose package
+// syscall lacks calls that Linux's has (nanosleep): a test binary instrumented on a Mac must
+// build.
+func TestRuntimeBuildsOnMacOS(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", "build", "-o", os.DevNull, module+"/engine/harness")
+	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build for darwin/arm64: %v\n%s", err, out)
 	}
 }

@@ -17,8 +17,10 @@ import (
 // control.Command): commands go out one at a time; replies come back in order, with
 // progress replies of an exploration passed to a callback on the way.
 type controlConn struct {
-	ln   net.Listener
-	conn net.Conn
+	ln      net.Listener
+	address string // what the test process dials (control.Serve)
+	cleanup func() // removes what listening made (the socket's directory), once
+	conn    net.Conn
 
 	wmu sync.Mutex
 	enc *json.Encoder
@@ -31,16 +33,19 @@ type controlConn struct {
 	progress func(*control.Progress)
 }
 
-// listenControl opens the control listener on the loopback interface.
-func listenControl() (*controlConn, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("control connection: %w", err)
-	}
-	return &controlConn{ln: ln, replies: make(chan *control.Reply, 64), dead: make(chan struct{})}, nil
+// newControlConn returns the control connection that listens on ln.
+func newControlConn(ln net.Listener, address string, cleanup func()) *controlConn {
+	return &controlConn{ln: ln, address: address, cleanup: sync.OnceFunc(cleanup), replies: make(chan *control.Reply, 64), dead: make(chan struct{})}
 }
 
-func (c *controlConn) addr() string { return c.ln.Addr().String() }
+// addr is the control address the test process is given (INTERLEAVE_DEBUG).
+func (c *controlConn) addr() string { return c.address }
+
+// stopListening closes the listener and removes what it made.
+func (c *controlConn) stopListening() {
+	c.ln.Close()
+	c.cleanup()
+}
 
 // accept waits for the test process to connect and say hello. exited is closed if the process
 // ends first.
@@ -58,19 +63,19 @@ func (c *controlConn) accept(ctx context.Context, exited <-chan struct{}) (*cont
 	select {
 	case r = <-ch:
 	case <-exited:
-		c.ln.Close()
+		c.stopListening()
 		return nil, errors.New("the test process ended before it connected")
 	case <-ctx.Done():
-		c.ln.Close()
+		c.stopListening()
 		return nil, ctx.Err()
 	case <-time.After(60 * time.Second):
-		c.ln.Close()
+		c.stopListening()
 		return nil, errors.New("the test process did not connect within 60s")
 	}
+	c.stopListening()
 	if r.err != nil {
 		return nil, fmt.Errorf("control connection: %w", r.err)
 	}
-	c.ln.Close()
 	c.conn = r.conn
 	c.enc = json.NewEncoder(r.conn)
 	go c.read()
@@ -159,7 +164,7 @@ type commandError struct{ msg string }
 func (e *commandError) Error() string { return e.msg }
 
 func (c *controlConn) close() {
-	c.ln.Close()
+	c.stopListening()
 	if c.conn != nil {
 		c.conn.Close()
 	}

@@ -137,6 +137,30 @@ func TestSourceHoldsTheRuntime(t *testing.T) {
 	}
 }
 
+// TestRuntimeNeedsNoNetwork: on the Unix systems, nothing compiled into an instrumented test
+// binary needs package net or cgo (the debug session's connection is a Unix domain socket made
+// with package syscall: control's dial). Either would be compiled for every user's test
+// binary, on a fresh build cache about a second and a half more than go test builds — the C
+// compiler run on runtime/cgo included.
+func TestRuntimeNeedsNoNetwork(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	for _, goos := range []string{"linux", "darwin", "freebsd"} {
+		cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/engine/harness")
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=arm64", "CGO_ENABLED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list for %s: %v\n%s", goos, err, out)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			if pkg == "net" || pkg == "runtime/cgo" {
+				t.Errorf("on %s the runtime packages depend on %s", goos, pkg)
+			}
+		}
+	}
+}
+
 // TestRuntimeBuildsOnMacOS cross-compiles the runtime packages for macOS, whose package
 // syscall lacks calls that Linux's has (nanosleep): a test binary instrumented on a Mac must
 // build.

@@ -3,9 +3,10 @@
 // session that serves it.
 //
 // When INTERLEAVE_DEBUG=<addr> is set, harness.RunTest hands the test to Serve, which connects to
-// the debug adapter's control address and serves the control protocol: newline-separated
-// JSON, one Command from the adapter at a time, answered by Reply messages. The
-// adapter is in charge; the test process only executes:
+// the debug adapter's control address (unix:PATH, a Unix domain socket in a directory only the
+// user can enter; a loopback TCP address where there are none) and serves the control
+// protocol: newline-separated JSON, one Command from the adapter at a time, answered by Reply
+// messages. The adapter is in charge; the test process only executes:
 //
 //	explore   explore with a strategy until the first bug (progress replies while it runs;
 //	          a "cancel" command stops it, keeping what was found), then reply "explored"
@@ -26,8 +27,8 @@
 // locks it holds and the channels it waits on.
 //
 // The files: protocol.go holds the messages, session.go the session and its commands,
-// strategy.go the strategy of a debugged execution, stacks.go the goroutines' stacks and
-// values.
+// dial_*.go its connection, strategy.go the strategy of a debugged execution, stacks.go the
+// goroutines' stacks and values.
 //
 // Like every package compiled into test binaries, it uses the standard library only.
 package control

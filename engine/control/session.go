@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -20,10 +20,10 @@ import (
 )
 
 // Serve serves a debugging session of the test body over the control connection at addr
-// (INTERLEAVE_DEBUG, set by interleave dap).
+// (INTERLEAVE_DEBUG, set by interleave dap; see dial).
 func Serve(t *testing.T, body func(*engine.T), addr string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
+	conn, err := dial(addr)
 	if err != nil {
 		t.Fatalf("interleave: debug session: connect to the adapter at %s: %v", addr, err)
 	}
@@ -58,7 +58,7 @@ type session struct {
 
 // read decodes commands. "cancel" and "pause" act at once (an exploration or a running
 // execution does not read commands); the others are queued.
-func (s *session) read(conn net.Conn) {
+func (s *session) read(conn io.Reader) {
 	defer close(s.cmds)
 	dec := json.NewDecoder(bufio.NewReader(conn))
 	for {

@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"net"
 	"reflect"
 	"strings"
 	"sync"
@@ -95,10 +94,7 @@ func (a *fakeAdapter) reply(kind string) *Reply {
 // TestDebugSession drives debugTest through the control protocol: pause at a step, pause a
 // running execution, step, replace the execution, refuse a goroutine that cannot run, quit.
 func TestDebugSession(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, addr := listenAsAdapter(t)
 	defer ln.Close()
 	body := func(*engine.T) {
 		var mu sync.Mutex
@@ -115,7 +111,7 @@ func TestDebugSession(t *testing.T) {
 	go func() {
 		// debugTest calls t.Fatalf only when it cannot connect, which the listener rules out.
 		defer close(done)
-		Serve(t, body, ln.Addr().String())
+		Serve(t, body, addr)
 	}()
 	conn, err := ln.Accept()
 	if err != nil {

@@ -64,10 +64,13 @@ func (e *Exec) background() {
 // with evidence that no goroutine can make progress: no timer is pending, and for the last
 // livelockWindow steps or more (the last half of a shorter execution), every
 // step only looked (a read, an atomic load, a yield, a channel's length) and none changed
-// anything — goroutines spinning on each other's flags. Otherwise the program was still
-// changing state (sending, locking, writing): a test that simply runs long, or goroutines that
-// take turns forever, which the engine cannot tell apart. That is reported as the step bound
-// reached (Result.StepBound, a notice), never as a bug of the user's code.
+// anything, and the looks went over the same few locations again and again (each at least
+// twice on average) — goroutines spinning on each other's flags. Otherwise the program was
+// still changing state (sending, locking, writing), or reading its way through memory (a sum
+// over a table of 200,000 atomic counters is as many loads of as many locations): a test that
+// simply runs long, or goroutines that take turns forever, which the engine cannot tell apart.
+// That is reported as the step bound reached (Result.StepBound, a notice), never as a bug of
+// the user's code.
 
 // livelockWindow is how many of the last steps must only look for a livelock.
 const livelockWindow = 1000
@@ -184,11 +187,38 @@ func (e *Exec) stepBound() {
 		}
 	}
 	if polling {
-		e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps, and in the last %d the goroutines only looked (reads, atomic loads, yields) and changed nothing: a livelock", e.steps, len(window))}, e.cur)
-		return
+		if where, again := lookedAgain(window); again {
+			e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps, and in the last %d the goroutines only looked (reads, atomic loads, yields), %s over and over, and changed nothing: a livelock", e.steps, len(window), where)}, e.cur)
+			return
+		}
 	}
 	e.result.StepBound = true
 	e.end()
+}
+
+// lookedAgain reports whether the looks of window (steps that only looked) went over the same
+// locations again and again — each location at least twice on average, yields counting as
+// looks at none — and says where, for the livelock's message.
+func lookedAgain(window []traceStep) (where string, again bool) {
+	locations := make(map[uintptr]struct{})
+	looks := 0
+	for _, s := range window {
+		if s.isChoice() {
+			continue
+		}
+		looks++
+		if s.obj != 0 {
+			locations[s.obj] = struct{}{}
+		}
+	}
+	switch n := len(locations); n {
+	case 0:
+		return "yielding", true
+	case 1:
+		return "at one location", 2 <= looks
+	default:
+		return fmt.Sprintf("at the same %d locations", n), 2*n <= looks
+	}
 }
 
 // BackgroundNotice describes the goroutines that went on after the test returned

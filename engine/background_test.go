@@ -194,6 +194,71 @@ func TestStepBoundIsALivelockOnlyWithEvidence(t *testing.T) {
 	if rep.First != nil || rep.StepBound != 2 {
 		t.Errorf("spinning until a sleeper wakes: bug %v, %d at the step bound: want none and 2", rep.First, rep.StepBound)
 	}
+	// A goroutine summing a large table of atomic counters (xsync's Map.Stats over a presized
+	// table) only loads, but each location once: it reads its way through memory, the step
+	// bound; spinning over a few locations again and again is a livelock.
+	scan := func(size int) func(*engine.T) {
+		return func(t *engine.T) {
+			counters := make([]int64, size)
+			for {
+				var sum int64
+				for i := range counters {
+					sum += engine.AtomicLoadInt64(&counters[i], "t.go:1")
+				}
+				if sum != 0 || size > 8 {
+					return // one pass over a large table; a small one is polled forever
+				}
+			}
+		}
+	}
+	rep = engine.Explore(scan(50_000), engine.Config{Strategy: randomStrategy(1), Schedules: 1, MaxSteps: 20_000})
+	if rep.First != nil || rep.StepBound != 1 {
+		t.Errorf("one pass over 50,000 counters: bug %v, %d at the step bound: want none and 1", bugOf(rep), rep.StepBound)
+	}
+	rep = engine.Explore(scan(8), engine.Config{Strategy: randomStrategy(1), Schedules: 1, MaxSteps: 20_000})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Livelock || !strings.Contains(rep.First.Bug.Message, "at the same 8 locations over and over") {
+		t.Errorf("polling 8 counters forever: %v, want a livelock at the same 8 locations", bugOf(rep))
+	}
+}
+
+// TestStarvedGoroutineGetsATimeSlice: a hundred goroutines spin on a flag that one more sets
+// after thirty loads of its own. Go's scheduler runs that goroutine's thirty loads in one time
+// slice once its turn comes; so does the fairness rule, under every strategy of the default
+// portfolio: no execution reaches the step bound, and none is called a livelock.
+func TestStarvedGoroutineGetsATimeSlice(t *testing.T) {
+	body := func(t *engine.T) {
+		var flag, other int32
+		var wg sync.WaitGroup
+		start := engine.MakeChan[struct{}](0, "f.go:1")
+		for range 100 {
+			engine.WGAdd(&wg, 1, "f.go:2")
+			engine.Go(func() {
+				engine.Recv(start, "f.go:4")
+				for engine.AtomicLoadInt32(&flag, "f.go:5") == 0 {
+				}
+				engine.WGDone(&wg, "f.go:6")
+			}, "f.go:3")
+		}
+		engine.WGAdd(&wg, 1, "f.go:7")
+		engine.Go(func() {
+			engine.Recv(start, "f.go:9")
+			for range 30 {
+				engine.AtomicLoadInt32(&other, "f.go:10")
+			}
+			engine.AtomicStoreInt32(&flag, 1, "f.go:11")
+			engine.WGDone(&wg, "f.go:12")
+		}, "f.go:8")
+		engine.Close(start, "f.go:13")
+		engine.WGWait(&wg, "f.go:14")
+	}
+	for _, spec := range defaultSpecs() {
+		t.Run(spec, func(t *testing.T) {
+			rep := engine.Explore(body, engine.Config{Strategy: newStrategy(t, spec), Schedules: 6})
+			if rep.First != nil || rep.StepBound != 0 || rep.Err != nil {
+				t.Errorf("bug %v, %d executions at the step bound, error %v: want none", bugOf(rep), rep.StepBound, rep.Err)
+			}
+		})
+	}
 }
 
 func TestLockCycleWhileOthersRun(t *testing.T) {
@@ -297,4 +362,13 @@ func TestLockCycleWalksAgree(t *testing.T) {
 	if rep.Buggy == 0 || c.cycles == 0 {
 		t.Errorf("%d deadlocks in %d schedules, %d decisions with a lock cycle: want some of each", rep.Buggy, rep.Schedules, c.cycles)
 	}
+}
+
+// bugOf returns the bug of the exploration's first buggy execution, nil when there is none: a
+// result printed whole would print its trace.
+func bugOf(rep *engine.Report) *engine.Bug {
+	if rep.First == nil {
+		return nil
+	}
+	return rep.First.Bug
 }

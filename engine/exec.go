@@ -119,6 +119,9 @@ type Exec struct {
 	runLen    int
 	fairSteps int
 	starved   [1]GID // the choice offered when a goroutine starves (fair.go)
+	// slice is how many more steps the goroutine in starved runs in a row, as long as it stays
+	// enabled: the slice the starvation rule gave it (fair.go).
+	slice int
 	// starveFloor is at most the step since which every enabled goroutine has been waiting
 	// (fair.go, unstarve).
 	starveFloor int
@@ -198,6 +201,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.rand = nil
 	e.atomics.reset(s)
 	e.runLen = 0
+	e.slice = 0
 	e.starveFloor = 0
 	e.ended = false
 	e.aborting = false
@@ -431,7 +435,7 @@ func (e *Exec) beforePick() bool {
 	d := &e.decision
 	d.Step = e.steps
 	d.list = nil
-	if e.fairSteps > 0 && e.steps&starveCheck == 0 && e.nEnabled > 1 && e.unstarve() {
+	if e.fairSteps > 0 && e.nEnabled > 1 && (e.slice > 0 || e.steps&starveCheck == 0) && e.starving() {
 		d.list = e.starved[:]
 	}
 	d.Last = e.last

@@ -44,10 +44,20 @@ func (e *Exec) fairYield() bool {
 // being passed over gets to run): a goroutine enabled and passed over for starveFactor ×
 // FairSteps steps is the only choice offered at the next decision. The choice is a function of
 // the schedule so far, so systematic strategies see one alternative there and replays make it
-// again. A spin loop that can never make progress still runs into the step bound.
+// again. It is then the only choice for starveSlice steps in a row, or until it blocks or ends:
+// a time slice, as Go's scheduler gives a goroutine whose turn comes, in which it runs until it
+// blocks or is preempted. One step at a time, a goroutine that must take thirty steps to free a
+// hundred spinning ones (a flag set after a few reads) would get its thirty steps over thirty
+// rounds of the starved goroutines' turns, a hundred spinners each, and the execution would end
+// at the step bound, a livelock that Go's scheduler never lets happen; with slices as long as
+// the fairness bound, the spinners' slices alone would be a hundred thousand steps. A spin
+// loop that can never make progress still runs into the step bound.
 
 // starveFactor times FairSteps is how many steps an enabled goroutine can be passed over.
 const starveFactor = 4
+
+// starveSlice is the length of the slice a starved goroutine runs, in steps.
+const starveSlice = 64
 
 // starveCheck masks the steps at which starvation is looked for: every 64th, so that the rule
 // costs nothing on the hot path of the others.
@@ -81,6 +91,22 @@ func (e *Exec) unstarve() bool {
 	}
 	e.starved[0] = oldest
 	return true
+}
+
+// starving reports whether the next decision offers only the goroutine in e.starved: the rest
+// of the slice of a goroutine the rule made run, or one that unstarve finds, whose slice
+// starts.
+func (e *Exec) starving() bool {
+	if e.slice > 0 && e.last == e.starved[0] && e.en.has(e.last) {
+		e.slice--
+		return true
+	}
+	e.slice = 0
+	if e.steps&starveCheck == 0 && e.unstarve() {
+		e.slice = starveSlice - 1
+		return true
+	}
+	return false
 }
 
 // countRun updates the run length of the last goroutine once next is picked.

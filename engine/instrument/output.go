@@ -48,7 +48,7 @@ func (r *fileRewriter) output() []byte {
 	// use of runtime is runtime.Gosched, a helper file that uses testing only in signatures
 	// such as func helper(t testing.TB), which become the harness's TB): keep them used.
 	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background",
-		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose", "testing/synctest": "Wait"}
+		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose", "testing/synctest": "Wait", "hash/maphash": "MakeSeed"}
 	for _, imp := range r.file.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		fn, ok := keep[path]

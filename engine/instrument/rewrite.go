@@ -37,7 +37,9 @@ const (
 // the execution's own source with a fixed seed instead of the packages' randomly seeded one,
 // so that an execution is a function of its schedule and a replay draws the same values
 // (engine/rand.go); rand.Seed reseeds that source. Methods of a *rand.Rand the code makes
-// itself are left alone: they are deterministic given its seed.
+// itself are left alone: they are deterministic given its seed. hash/maphash.MakeSeed, whose
+// seeds choose a hash table's buckets, draws its seed from that source too
+// (engine/maphash.go).
 type fileRewriter struct {
 	fset    *token.FileSet
 	info    *types.Info

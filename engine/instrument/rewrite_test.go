@@ -73,6 +73,40 @@ func TestRewriteConstructs(t *testing.T) {
 	t.Run("rand", func(t *testing.T) {
 		compareDraws(t, instrumented, again)
 	})
+	t.Run("maphash", func(t *testing.T) {
+		// A seed's hashes differ from process to process whatever the seed (the runtime's
+		// hash keys are random), so the runs cannot compare them: the rewritten file must call
+		// the engine's MakeSeed, for the call and for the function value (engine/maphash.go
+		// checks that an execution's seeds are a function of its schedule).
+		out := rewrittenFile(t, work, "rand_test.go")
+		if n := strings.Count(out, ".MaphashMakeSeed("); n != 2 {
+			t.Errorf("rand_test.go rewritten calls MaphashMakeSeed %d times, want 2 (the call and the value):\n%s", n, out)
+		}
+	})
+}
+
+// rewrittenFile returns the rewritten text of the file of the test module named name.
+func rewrittenFile(t *testing.T, work, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(work, "overlay.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var overlay struct{ Replace map[string]string }
+	if err := json.Unmarshal(b, &overlay); err != nil {
+		t.Fatal(err)
+	}
+	for orig, dst := range overlay.Replace {
+		if filepath.Base(orig) == name {
+			out, err := os.ReadFile(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(out)
+		}
+	}
+	t.Fatalf("%s was not rewritten", name)
+	return ""
 }
 
 // compareDraws checks that the tests of run b drew the same values (their "~ " lines) as in

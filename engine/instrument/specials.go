@@ -1,7 +1,8 @@
 package instrument
 
 // The functions and methods the engine replaces (specials): sync, sync/atomic, time,
-// context, runtime, and the top-level functions of math/rand and math/rand/v2.
+// context, runtime, the top-level functions of math/rand and math/rand/v2, and
+// hash/maphash.MakeSeed.
 
 import (
 	"go/types"
@@ -77,6 +78,7 @@ var specials = map[string]special{
 	"testing.AllocsPerRun":      {fn: "AllocsPerRun"},
 	"testing/synctest.Test":     {fn: "SynctestTest"},
 	"testing/synctest.Wait":     {fn: "SynctestWait"},
+	"hash/maphash.MakeSeed":     {fn: "MaphashMakeSeed"},
 }
 
 // randPrefix names the engine functions of the top-level functions of math/rand and
@@ -96,7 +98,7 @@ func specialOf(fn *types.Func) (special, bool) {
 	}
 	path := fn.Pkg().Path()
 	switch path {
-	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest", "testing":
+	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest", "testing", "hash/maphash":
 	default:
 		return special{}, false
 	}

@@ -2,6 +2,7 @@ package constructs
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand"
 	randv2 "math/rand/v2"
 	"slices"
@@ -120,4 +121,15 @@ func TestRandValues(t *testing.T) {
 	own2 := randv2.New(randv2.NewPCG(1, 2))
 	ownIntn := own.Intn
 	say("own sources %d %d %d %v", own.Intn(1000), ownIntn(1000), own2.IntN(1000), own.Perm(4))
+}
+
+// TestMaphashSeed: a seed maphash.MakeSeed makes picks a hash table's buckets. Natively it
+// differs from run to run; instrumented, it is drawn from the execution's source, so that in
+// one process the hashes it gives are a function of the schedule (across processes the
+// runtime's hash keys differ anyway: the test of the rewriter checks the rewritten calls).
+func TestMaphashSeed(t *testing.T) {
+	seed := maphash.MakeSeed()
+	newSeed := maphash.MakeSeed // as a value
+	other := newSeed()
+	say("maphash consistent %v, two seeds %v", maphash.String(seed, "key") == maphash.String(seed, "key"), maphash.String(seed, "key") != maphash.String(other, "key"))
 }

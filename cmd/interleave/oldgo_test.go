@@ -9,9 +9,23 @@ import (
 )
 
 // oldModule is a module written for a Go before 1.22: a loop variable shared by its
-// iterations, panic(nil) recovering as nil, and a helper test file that uses testing only in
-// a signature.
+// iterations, panic(nil) recovering as nil, a helper test file that uses testing only in a
+// signature, and files with build constraints as gofmt writes them since Go 1.17 (a
+// //go:build line and the // +build line that says the same) and as before (// +build only).
 var oldModule = map[string]string{
+	"both.go": `//go:build !appengine
+// +build !appengine
+
+package m
+
+func Both() bool { return true }
+`,
+	"legacy.go": `// +build !appengine,!nacl
+
+package m
+
+func Legacy() bool { return true }
+`,
 	"loop.go": `package m
 
 // Pointers returns the address of the loop variable at each iteration: one variable before
@@ -47,6 +61,10 @@ func TestLoopVariable(t *testing.T) {
 	check(t, *ps[0] == 3, "the loop variable is not shared: the module's language version was not kept")
 }
 
+func TestConstrained(t *testing.T) {
+	check(t, Both() && Legacy(), "a constrained file left out")
+}
+
 func TestPanicNil(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -61,7 +79,9 @@ func TestPanicNil(t *testing.T) {
 
 // A module whose go line is older than the engine's builds as go test builds it: each file at
 // its module's language version, the runtime's behaviour that of its version (panic(nil)
-// crashes with a nil value), helper test files compile — and no file of it is changed.
+// crashes with a nil value), helper test files and files with build constraints of either
+// form compile (go vet, which go test runs, checks that a file's +build lines agree with its
+// //go:build line) — and no file of it is changed.
 func TestOldGoLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -83,8 +103,10 @@ func TestOldGoLines(t *testing.T) {
 			if code != 1 {
 				t.Fatalf("exit %d, want 1 (TestPanicNil's bug)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
-			if e := finalEvent(t, out, "TestLoopVariable"); e.Action != "pass" {
-				t.Errorf("TestLoopVariable: %+v\n%s", e, out)
+			for _, name := range []string{"TestLoopVariable", "TestConstrained"} {
+				if e := finalEvent(t, out, name); e.Action != "pass" {
+					t.Errorf("%s: %+v\n%s", name, e, out)
+				}
 			}
 			e := finalEvent(t, out, "TestPanicNil")
 			if e.Bug == nil || e.Bug.Kind != "panic" || !strings.Contains(e.Bug.Message, "nil") || !strings.HasPrefix(e.Bug.Position, "m_test.go:") {

@@ -41,31 +41,36 @@ func modulePin(goLine string) string {
 
 // pinLanguage returns the header of a file (its source up to the package name) with its build
 // constraint ANDed with the language version pin, on the line where it was, or, when the file
-// has no //go:build line, a prefix that puts one before it. A file's legacy "// +build"
-// lines are carried into the new //go:build line (the go command ignores them once there is
-// one). Line numbers are kept: the prefix ends before the //line directive that the rewritten
-// file starts with.
+// has no //go:build line, a prefix that puts one before it. A file's legacy "// +build" lines
+// are carried into the new //go:build line and left empty ("//"): the go command ignores them
+// once there is a //go:build line, but go vet, which go test runs, refuses a file whose +build
+// lines do not say what its //go:build line says — as gofmt has written both since Go 1.17,
+// every such file of a module older than the runtime would fail to build. Line numbers are
+// kept: the prefix ends before the //line directive that the rewritten file starts with.
 func pinLanguage(fset *token.FileSet, file *ast.File, src, header []byte, pin string) (prefix string, out []byte) {
 	pinExpr := &constraint.TagExpr{Tag: pin}
-	var plus constraint.Expr
+	var plus, goBuild constraint.Expr
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	span := func(c *ast.Comment, text string) edit {
+		return edit{fset.Position(c.Pos()).Offset, fset.Position(c.End()).Offset, text}
+	}
 	for _, g := range file.Comments {
 		if g.Pos() >= file.Package {
 			break
 		}
 		for _, c := range g.List {
 			switch {
-			case constraint.IsGoBuild(c.Text):
+			case constraint.IsGoBuild(c.Text) && goBuild == nil:
 				x, err := constraint.Parse(c.Text)
 				if err != nil {
 					continue // the go command would have refused the file
 				}
-				line := "//go:build " + (&constraint.AndExpr{X: x, Y: pinExpr}).String()
-				start, end := fset.Position(c.Pos()).Offset, fset.Position(c.End()).Offset
-				out = make([]byte, 0, len(header)+len(line))
-				out = append(out, header[:start]...)
-				out = append(out, line...)
-				out = append(out, header[end:]...)
-				return "", out
+				goBuild = x
+				edits = append(edits, span(c, "//go:build "+(&constraint.AndExpr{X: x, Y: pinExpr}).String()))
 			case constraint.IsPlusBuild(c.Text):
 				if x, err := constraint.Parse(c.Text); err == nil {
 					if plus == nil {
@@ -74,12 +79,23 @@ func pinLanguage(fset *token.FileSet, file *ast.File, src, header []byte, pin st
 						plus = &constraint.AndExpr{X: plus, Y: x}
 					}
 				}
+				edits = append(edits, span(c, "//"))
 			}
 		}
+	}
+	out = make([]byte, 0, len(header)+64)
+	at := 0
+	for _, e := range edits {
+		out = append(append(out, header[at:e.start]...), e.text...)
+		at = e.end
+	}
+	out = append(out, header[at:]...)
+	if goBuild != nil {
+		return "", out
 	}
 	var x constraint.Expr = pinExpr
 	if plus != nil {
 		x = &constraint.AndExpr{X: plus, Y: pinExpr}
 	}
-	return "//go:build " + strings.TrimSpace(x.String()) + "\n\n", header
+	return "//go:build " + strings.TrimSpace(x.String()) + "\n\n", out
 }

@@ -7,8 +7,17 @@ import (
 )
 
 // Epoch is the virtual time at which every execution starts. A fixed instant keeps
-// executions that print or compare times reproducible.
-var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// executions that print or compare times reproducible. It is in the middle of every calendar
+// period a program may schedule by — half past one on a Wednesday afternoon in mid-June, half
+// a minute from the next one — as the instant a test starts at natively is, almost always: a
+// job that a cron library runs yearly, monthly, daily, hourly or every minute, on the minute,
+// is not due in the first seconds of every execution, as it was when executions started at
+// midnight on New Year's Day (robfig/cron's tests saw their yearly job run).
+var Epoch = time.Date(2000, time.June, 14, 13, 31, 30, 500_000_000, time.UTC)
+
+// synctestEpoch is where time stands when a testing/synctest bubble starts, as in Go:
+// midnight UTC on 2000-01-01.
+var synctestEpoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // clock is an execution's virtual clock. Time passes in three ways, all deterministic:
 //
@@ -33,7 +42,10 @@ var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 //   - Reading the clock (Now, Since, Until) moves it by 1ns, so that two readings always
 //     differ, as a monotonic clock's do.
 type clock struct {
-	now    int64 // nanoseconds since Epoch
+	now int64 // nanoseconds since origin
+	// origin is the instant now counts from: Epoch, or inside a testing/synctest bubble the
+	// instant that makes the bubble start at synctestEpoch (SynctestTest).
+	origin time.Time
 	seq    uint64
 	timers timerHeap
 	// busy counts the steps since the clock last jumped, and stepTime is the time a step
@@ -159,6 +171,7 @@ type vtimer struct {
 
 func (c *clock) reset() {
 	c.now = 0
+	c.origin = Epoch
 	c.seq = 0
 	c.busy = 0
 	c.stepTime = 1
@@ -173,7 +186,7 @@ func (c *clock) reset() {
 }
 
 // Now is the current virtual time.
-func (c *clock) Now() time.Time { return Epoch.Add(time.Duration(c.now)) }
+func (c *clock) Now() time.Time { return c.origin.Add(time.Duration(c.now)) }
 
 // start schedules t to fire after d (negative d fires at the current instant, as Go does).
 func (c *clock) start(t *vtimer, d time.Duration) {

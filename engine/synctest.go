@@ -1,11 +1,14 @@
 package engine
 
+import "time"
+
 // testing/synctest under control. An execution is already what a synctest bubble is: its
-// goroutines run on a virtual clock that starts at midnight UTC on 2000-01-01 (Epoch) and
-// jumps when every goroutine is blocked. synctest.Test(t, f) therefore calls f with the
-// execution's test handle on the calling goroutine (its goroutines left blocked are the leak
-// the engine reports when the test returns), and synctest.Wait blocks until every other
-// goroutine of the execution is blocked.
+// goroutines run on a virtual clock that jumps when every goroutine is blocked. synctest.Test(t,
+// f) therefore calls f with the execution's test handle on the calling goroutine (its
+// goroutines left blocked are the leak the engine reports when the test returns), with the
+// clock reading midnight UTC on 2000-01-01 as the bubble starts, as Go's does, and back on the
+// execution's own timeline when it ends; synctest.Wait blocks until every other goroutine of
+// the execution is blocked.
 
 // SynctestTest is synctest.Test(t, f). Inside the bubble time does not pass while goroutines
 // run (clock.stand), as in Go's: a test that sleeps exactly as long as a timer it armed sees
@@ -13,7 +16,12 @@ package engine
 func SynctestTest(t *T, f func(*T), pos Pos) {
 	if e, g := current(pos); g != nil {
 		e.clock.stand(true)
-		defer e.clock.stand(false)
+		origin := e.clock.origin
+		e.clock.origin = synctestEpoch.Add(-time.Duration(e.clock.now))
+		defer func() {
+			e.clock.stand(false)
+			e.clock.origin = origin
+		}()
 	}
 	f(t)
 }

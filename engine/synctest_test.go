@@ -68,3 +68,44 @@ func TestSynctestTimeStandsStill(t *testing.T) {
 		t.Fatalf("bug %v\n%v", rep.First.Bug, rep.First.Bug.Logs)
 	}
 }
+
+// TestSynctestBubbleStartsAtGosEpoch: a bubble's clock reads midnight UTC on 2000-01-01 as it
+// starts, as Go's does, whatever the time outside; after it the execution's own time goes on,
+// later than the bubble's. The execution itself starts in the middle of every calendar period
+// (Epoch): no minute, hour, day, month or year begins within seconds of it, and it is a
+// weekday.
+func TestSynctestBubbleStartsAtGosEpoch(t *testing.T) {
+	midnight := time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+	var inside, before, after time.Time
+	rep := engine.Explore(func(et *engine.T) {
+		engine.Sleep(time.Hour, "e.go:1")
+		before = engine.Now()
+		engine.SynctestTest(et, func(et *engine.T) {
+			inside = engine.Now()
+			engine.Sleep(time.Minute, "e.go:2")
+		}, "e.go:0")
+		after = engine.Now()
+	}, engine.Config{Strategy: randomStrategy(1), Schedules: 1})
+	if rep.First != nil {
+		t.Fatalf("bug %v", rep.First.Bug)
+	}
+	if !inside.Equal(midnight) {
+		t.Errorf("the bubble started at %v, want %v", inside, midnight)
+	}
+	if !after.After(before) {
+		t.Errorf("after the bubble the time is %v, before it %v: want later", after, before)
+	}
+	e := engine.Epoch
+	next := func(d time.Duration) time.Duration { return e.Truncate(d).Add(d).Sub(e) }
+	for _, tt := range []struct {
+		period time.Duration
+		from   time.Duration // the least time from Epoch to the next period's start and back
+	}{{time.Minute, 20 * time.Second}, {time.Hour, 20 * time.Minute}, {24 * time.Hour, 6 * time.Hour}} {
+		if after, since := next(tt.period), e.Sub(e.Truncate(tt.period)); after < tt.from || since < tt.from {
+			t.Errorf("Epoch %v is %v after a %v begins and %v before the next: want %v from both", e, since, tt.period, after, tt.from)
+		}
+	}
+	if d := e.Day(); d < 8 || d > 21 || e.Month() == time.January || e.Month() == time.December || e.Weekday() == time.Saturday || e.Weekday() == time.Sunday {
+		t.Errorf("Epoch %v (%v) is near the start or end of a month or year, or on a weekend", e, e.Weekday())
+	}
+}

@@ -9,6 +9,7 @@ import (
 func TestSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
+		say("the bubble starts at %v", start)
 		ch := make(chan int)
 		go func() { ch <- 1 }()
 		synctest.Wait()
@@ -21,4 +22,6 @@ func TestSynctest(t *testing.T) {
 		time.Sleep(time.Minute)
 		say("slept %v", time.Since(start))
 	})
+	// Outside the bubble the time is the test's own again: later than anything the bubble saw.
+	say("after the bubble, later than its start: %v", time.Now().After(time.Date(2000, 1, 1, 0, 1, 0, 0, time.UTC)))
 }

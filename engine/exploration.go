@@ -190,6 +190,14 @@ func (x *exploration) before() (stop bool) {
 func (x *exploration) after(res *Result) (stop bool) {
 	cfg, rep, r, body := &x.cfg, x.rep, &x.r, x.body
 	cfg.Strategy.End(res)
+	if res.Err != nil {
+		if rc, ok := cfg.Strategy.(Recoverer); ok {
+			if notice, ok := rc.Recovered(); ok {
+				rep.Notices = append(rep.Notices, notice)
+				return false
+			}
+		}
+	}
 	if p, ok := cfg.Strategy.(Prober); ok && p.Probe() && res.Err == nil && !res.Skipped {
 		rep.Probes++
 		return false

@@ -133,6 +133,9 @@ type Report struct {
 	// Background, when not nil, describes the goroutines that went on after the test
 	// returned (background.go): what the first such execution left, and how many did.
 	Background *BackgroundNotice
+	// Notices are what the strategy had to give up, for a person (Recoverer): a portfolio's
+	// member that left the rotation on an error of its own.
+	Notices []string
 }
 
 // SchedulesPerSecond is the exploration's throughput.

@@ -119,6 +119,15 @@ type Aborter interface {
 	Err() error
 }
 
+// Recoverer is implemented by a strategy that can go on after an execution that its own error
+// aborted (Aborter): a portfolio whose systematic member found the program nondeterministic
+// takes that member out of the rotation and lets the others go on. After the End of an
+// execution with an error, Recovered says whether the exploration goes on, and what to tell the
+// user (Report.Notices); the aborted execution is not counted.
+type Recoverer interface {
+	Recovered() (notice string, ok bool)
+}
+
 // Decision is what a strategy sees at a scheduling point. It is only valid during Pick.
 type Decision struct {
 	// Step is the number of the step being chosen; the first step is 1.

@@ -145,6 +145,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	if rep.Background != nil {
 		notices = append(notices, rep.Background.String())
 	}
+	notices = append(notices, rep.Notices...)
 	e.Notice = strings.Join(notices, "\n")
 	return e
 }

@@ -107,6 +107,9 @@ type Portfolio struct {
 	drewData bool
 	// observing lists the members that learn from the others' executions (Observer), by index.
 	observing []int
+	// failed says which member the last execution's error took out of the rotation (End),
+	// until Recovered tells the exploration.
+	failed string
 }
 
 // portfolioMember is one member strategy and its bookkeeping.
@@ -419,12 +422,39 @@ func (p *Portfolio) Choose(c *engine.Choice) int {
 	return k
 }
 
-// End implements engine.Strategy: the current member learns how its execution ended.
+// End implements engine.Strategy: the current member learns how its execution ended. An
+// execution its own error aborted (a systematic member that found the program nondeterministic:
+// the steps of its explored prefix did not come again) takes the member out of the rotation;
+// the exploration goes on with the others (Recovered).
 func (p *Portfolio) End(r *engine.Result) {
 	p.drewData = p.drewData || r.DrewData
-	p.members[p.cur].s.End(r)
+	m := p.members[p.cur]
+	m.s.End(r)
+	if r.Err != nil {
+		if a, ok := m.s.(engine.Aborter); ok && a.Err() != nil {
+			p.failed = fmt.Sprintf("%s left the portfolio after %d execution(s), the others went on: %v", m.label, m.execs, a.Err())
+			m.done, m.guarantee = true, "left: "+a.Err().Error()
+			p.left = append(p.left, p.cur)
+			return
+		}
+	}
 	seed := p.DataSeed()
 	p.observers(func(o Observer) { o.ObserveEnd(r, seed) })
+}
+
+// Recovered implements engine.Recoverer: after an execution that a member's own error aborted
+// (End), the exploration goes on while another member is in the rotation.
+func (p *Portfolio) Recovered() (notice string, ok bool) {
+	notice, p.failed = p.failed, ""
+	if notice == "" {
+		return "", false
+	}
+	for _, m := range p.members {
+		if !m.done && !m.elsewhere {
+			return notice, true
+		}
+	}
+	return "", false
 }
 
 // Close implements engine.Closer: each member that holds resources releases them.

@@ -522,9 +522,11 @@ func TestPortfolioNoSingleBlindSpot(t *testing.T) {
 	}
 }
 
-// TestPortfolioForwardsErr checks that the member's Err is the portfolio's: IDB's report of
-// a nondeterministic program stops the exploration with IDB's message, while a member with
-// no Err leaves the engine's own.
+// TestPortfolioForwardsErr checks what a member's Err does. IDB's report of a
+// nondeterministic program takes IDB out of the rotation, with a notice, and the others go on
+// to the budget (the program's steps vary from one execution to the next: IDB's search cannot
+// go on, a randomized member's can); when IDB is the last member in the rotation, its error
+// stops the exploration, as the portfolio's Err. A member with no Err leaves the engine's own.
 func TestPortfolioForwardsErr(t *testing.T) {
 	var calls int
 	nondeterministic := func(t *engine.T) {
@@ -540,8 +542,32 @@ func TestPortfolioForwardsErr(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := engine.Explore(nondeterministic, engine.Config{Strategy: s, Schedules: 100})
+	if rep.Stopped != "schedules" || rep.Err != nil || rep.Schedules != 100 {
+		t.Fatalf("stopped by %s after %d schedules with %v, want the budget of 100 and no error", rep.Stopped, rep.Schedules, rep.Err)
+	}
+	if len(rep.Notices) != 1 || !strings.HasPrefix(rep.Notices[0], "idb left the portfolio after 2 execution(s), the others went on: idb: the program is nondeterministic") {
+		t.Errorf("notices %q, want idb's leaving", rep.Notices)
+	}
+	if ex := s.(engine.Exhauster).Exhausted(); !strings.HasPrefix(ex, "idb: left: idb: the program is nondeterministic") {
+		t.Errorf("Exhausted %q, want idb's leaving", ex)
+	}
+
+	calls = 0
+	s, err = strategy.New("portfolio", map[string]string{"members": "idb"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nondeterministicAlone := func(t *engine.T) {
+		calls++
+		if calls%2 == 1 {
+			engine.Go(func() { engine.Gosched("nd.a") }, "nd.go")
+		}
+		engine.Gosched("nd.main")
+		engine.Gosched("nd.main")
+	}
+	rep = engine.Explore(nondeterministicAlone, engine.Config{Strategy: s, Schedules: 100})
 	if rep.Stopped != "error" || rep.Err == nil || !strings.HasPrefix(rep.Err.Error(), "idb: the program is nondeterministic") {
-		t.Fatalf("stopped by %s with %v, want idb's error", rep.Stopped, rep.Err)
+		t.Fatalf("alone: stopped by %s with %v, want idb's error", rep.Stopped, rep.Err)
 	}
 	if rep.Err != s.(engine.Aborter).Err() {
 		t.Errorf("report error %v, portfolio Err %v", rep.Err, s.(engine.Aborter).Err())

@@ -130,6 +130,10 @@ func TestCheckReproduced(t *testing.T) {
 		{"other step", func(r *engine.Result) { r.Bug.Step++ }, "found another bug: step"},
 		{"other kind", func(r *engine.Result) { r.Bug.Kind = engine.Panic }, "kind panic, not deadlock"},
 		{"other position", func(r *engine.Result) { r.Bug.Pos = "elsewhere.go:1" }, "position elsewhere.go:1, not sf.go:"},
+		// A bug in a test of a module in the module cache: the exploring process had the
+		// absolute position, the replaying one the one relative to the module's root.
+		{"absolute position of the same line", func(r *engine.Result) { r.Bug.Pos = "/root/go/pkg/mod/example.com/m@v1.0.0/" + r.Bug.Pos }, ""},
+		{"absolute position of another file", func(r *engine.Result) { r.Bug.Pos = "/root/go/pkg/mod/example.com/m@v1.0.0/x" + r.Bug.Pos }, "position /root/go/pkg/mod/example.com/m@v1.0.0/xsf.go:"},
 		// The message may hold what differs between processes (a stack trace through the
 		// engine, an address): the same kind at the same step and position is the same bug.
 		{"other message", func(r *engine.Result) { r.Bug.Message = "boom" }, ""},

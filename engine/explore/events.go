@@ -139,7 +139,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	}
 	var notices []string
 	if rep.StepBound > 0 {
-		notices = append(notices, fmt.Sprintf("%d schedule(s), the first the %s, reached the step bound without ending while their goroutines still changed state (sends, locks, writes): "+
+		notices = append(notices, fmt.Sprintf("%d schedule(s), the first the %s, reached the step bound without ending while their goroutines still changed state (sends, locks, writes) or read their way through memory: "+
 			"a test that runs long or goroutines that take turns forever, not reported as a bug; raise -max-steps if the test is long", rep.StepBound, ordinal(rep.StepBoundAt)))
 	}
 	if rep.Background != nil {

@@ -15,10 +15,18 @@ import (
 // goroutine ends). A controlled goroutine's traceback starts at the program's function, as
 // Go's of a goroutine blocked in the runtime does. What goroutine-leak checkers
 // (go.uber.org/goleak, a test's own runtime.Stack) read is then the test's goroutines only, as
-// under go test. The calling goroutine's own traceback (all unset) is runtime.Stack's.
+// under go test. A goroutine waiting in a subtest's Run or Parallel has testing.(*T).Run or
+// testing.(*T).Parallel on top, as in Go, where goleak recognizes the testing package's own
+// goroutines by it. The calling goroutine's own traceback (all unset) is runtime.Stack's, with
+// the engine's frames left out the same way (this function's own, on top).
 func Stack(buf []byte, all bool) int {
 	if !all {
-		return runtime.Stack(buf, false)
+		n := runtime.Stack(buf, false)
+		if e := active.Load(); e != nil && e.caller() != nil && n < len(buf) {
+			// Not truncated: the frames left out shorten it.
+			return copy(buf, withoutEngineFrames(append([]byte(nil), buf[:n]...)))
+		}
+		return n
 	}
 	return copy(buf, programStacks(AllStacks(), active.Load() != nil))
 }
@@ -151,8 +159,20 @@ func withoutEngineFrames(b []byte) []byte {
 		frames = append(frames, lines[i:i+1])
 	}
 	engine := func(f [][]byte) bool { return bytes.HasPrefix(f[0], []byte(enginePkg)) }
+	var testing [][]byte // a testing.(*T) method the goroutine waits in (subtest.go)
 	for len(frames) > 0 && engine(frames[0]) {
+		for _, m := range []string{"Run", "Parallel"} {
+			if bytes.HasPrefix(frames[0][0], []byte(enginePkg+"(*T)."+m+"(")) {
+				testing = [][]byte{[]byte("testing.(*T)." + m + "(...)")}
+				if len(frames[0]) == 2 {
+					testing = append(testing, frames[0][1])
+				}
+			}
+		}
 		frames = frames[1:]
+	}
+	if testing != nil {
+		frames = append([][][]byte{testing}, frames...)
 	}
 	for len(frames) > 0 && engine(frames[len(frames)-1]) {
 		frames = frames[:len(frames)-1]

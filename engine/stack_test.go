@@ -3,6 +3,7 @@ package engine_test
 import (
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -138,5 +139,45 @@ func TestStrategyGoroutinesAreTheEngines(t *testing.T) {
 				t.Errorf("a strategy's goroutine is left after the exploration:\n%s", all)
 			}
 		})
+	}
+}
+
+// TestStackShowsTestingsOwnWaits: a test waiting for its subtest to end, and a parallel
+// subtest waiting for its parent's function to return, have testing.(*T).Run and
+// testing.(*T).Parallel on top of their tracebacks, as in Go, where goleak.VerifyNone in a
+// subtest recognizes them as the testing package's own by it; the caller's own traceback
+// (all unset) starts at the program's function, without engine.Stack's frame.
+func TestStackShowsTestingsOwnWaits(t *testing.T) {
+	var all, own string
+	rep := engine.Explore(func(et *engine.T) {
+		et.Run("parallel", func(et *engine.T) {
+			et.Parallel()
+		})
+		et.Run("sub", func(et *engine.T) {
+			buf := make([]byte, 1<<20)
+			all = string(buf[:engine.Stack(buf, true)])
+			own = string(buf[:engine.Stack(buf, false)])
+		})
+	}, engine.Config{Strategy: firstEnabled(), Schedules: 1})
+	if rep.First != nil {
+		t.Fatalf("bug: %v", rep.First.Bug)
+	}
+	// The first frame's function (its line up to the arguments, the last parenthesis) of the
+	// execution's goroutines, the test process's own left aside (goroutine 1, in go test's
+	// own testing.(*T).Run).
+	top := regexp.MustCompile(`^goroutine \d+ \[([^\]]*)\]:\n([^\n]*)\(`)
+	var tops []string
+	for _, b := range strings.Split(all, "\n\n") {
+		if m := top.FindStringSubmatch(b); m != nil && strings.Contains(b, "TestStackShowsTestingsOwnWaits.func") && strings.HasPrefix(m[2], "testing.(*T).") {
+			tops = append(tops, m[2]+" ["+m[1]+"]")
+		}
+	}
+	slices.Sort(tops)
+	want := []string{"testing.(*T).Parallel [chan receive]", "testing.(*T).Run [chan receive]"}
+	if !slices.Equal(tops, want) {
+		t.Errorf("the goroutines waiting in testing's methods have on top %q, want %q:\n%s", tops, want, all)
+	}
+	if m := regexp.MustCompile(`^goroutine \d+ \[[^\]]*\]:\n([^\n(]*)\(`).FindStringSubmatch(own); m == nil || !strings.HasSuffix(m[1], "TestStackShowsTestingsOwnWaits.func1.2") {
+		t.Errorf("the caller's own traceback does not start at its function:\n%s", own)
 	}
 }

@@ -85,8 +85,8 @@ func TestRewriteConstructs(t *testing.T) {
 	})
 }
 
-// rewrittenFile returns the rewritten text of the file of the test module named name.
-func rewrittenFile(t *testing.T, work, name string) string {
+// overlayOf returns the build's overlay in work: each rewritten file by its original.
+func overlayOf(t *testing.T, work string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(work, "overlay.json"))
 	if err != nil {
@@ -96,7 +96,13 @@ func rewrittenFile(t *testing.T, work, name string) string {
 	if err := json.Unmarshal(b, &overlay); err != nil {
 		t.Fatal(err)
 	}
-	for orig, dst := range overlay.Replace {
+	return overlay.Replace
+}
+
+// rewrittenFile returns the rewritten text of the file of the test module named name.
+func rewrittenFile(t *testing.T, work, name string) string {
+	t.Helper()
+	for orig, dst := range overlayOf(t, work) {
 		if filepath.Base(orig) == name {
 			out, err := os.ReadFile(dst)
 			if err != nil {
@@ -288,18 +294,11 @@ func diffLines(want, got []string) string {
 // the original's lines one for one (the same top-level declarations and comments at the same
 // positions once the directive is applied), then only the added test wrappers.
 func checkLines(t *testing.T, work string) {
-	b, err := os.ReadFile(filepath.Join(work, "overlay.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var overlay struct{ Replace map[string]string }
-	if err := json.Unmarshal(b, &overlay); err != nil {
-		t.Fatal(err)
-	}
-	if len(overlay.Replace) == 0 {
+	replace := overlayOf(t, work)
+	if len(replace) == 0 {
 		t.Fatal("no file was rewritten")
 	}
-	for orig, dst := range overlay.Replace {
+	for orig, dst := range replace {
 		if strings.HasPrefix(filepath.Base(orig), "zz_interleave_state") {
 			continue // a generated file, added to its package (state.go)
 		}

@@ -134,6 +134,25 @@ func creatorID(b []byte) string {
 	return string(id)
 }
 
+// closureOwner returns the function a closure's name fn belongs to ("m.F.func2" and "m.F.func2.1"
+// are closures of "m.F" and "m.F.func2"), nil when fn names no closure.
+func closureOwner(fn []byte) []byte {
+	i := bytes.LastIndexByte(fn, '.')
+	if i <= 0 {
+		return nil
+	}
+	last := bytes.TrimPrefix(fn[i+1:], []byte("func"))
+	if len(last) == 0 {
+		return nil
+	}
+	for _, c := range last {
+		if c < '0' || c > '9' {
+			return nil
+		}
+	}
+	return fn[:i]
+}
+
 // withoutEngineFrames returns the traceback block of a controlled goroutine without the
 // engine's frames above the program's (where it waits at a scheduling point) and below them
 // (run, which calls the goroutine's function), so that the function on top of the stack is the
@@ -180,6 +199,30 @@ func withoutEngineFrames(b []byte) []byte {
 	if len(frames) == 0 {
 		// An AfterFunc callback picked but not started: nothing of the program's yet.
 		return b
+	}
+	for _, f := range frames {
+		// The instrumenter renamed TestXxx to __ilTestXxx (it runs it from a TestXxx of its
+		// own): the program's name for it.
+		f[0] = bytes.Replace(f[0], []byte(".__ilTest"), []byte(".Test"), 1)
+	}
+	if len(tail) > 0 && bytes.HasPrefix(tail[0], []byte("created by "+enginePkg+"(*Exec).spawn ")) {
+		// Every controlled goroutine is started by the engine's spawn, on its parent's
+		// goroutine ("in goroutine N" is right). Go names the function with the go statement:
+		// the one whose closure the goroutine runs (the rewritten go statement's, or the
+		// program's function literal), and the closure's line, which is the go statement's
+		// unless the goroutine runs a function literal.
+		bottom := frames[len(frames)-1]
+		fn := bottom[0]
+		if i := bytes.LastIndexByte(fn, '('); i > 0 {
+			fn = fn[:i]
+		}
+		if creator := closureOwner(fn); creator != nil {
+			_, in, _ := bytes.Cut(tail[0], []byte(" in goroutine "))
+			tail = append([][]byte{append([]byte("created by "+string(creator)+" in goroutine "), in...)}, tail[1:]...)
+			if len(tail) > 1 && len(bottom) == 2 {
+				tail[1] = bottom[1]
+			}
+		}
 	}
 	out := [][]byte{lines[0]}
 	for _, f := range frames {

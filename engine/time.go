@@ -8,9 +8,18 @@ import (
 // Timers and tickers on the virtual clock.
 //
 // A timer or ticker made under control keeps its real type: a *time.Timer or *time.Ticker
-// whose only field set is C, a channel the engine made (chanMake). Its state is a shadow,
-// timerState, found by the pointer, and its methods must be called through TimerStop,
-// TimerReset, TickerStop and TickerReset (the instrumenter rewrites t.Stop() and t.Reset(d)).
+// whose C is a channel the engine made (chanMake). Its state is a shadow, timerState, found by
+// the pointer, and its methods are called through TimerStop, TimerReset, TickerStop and
+// TickerReset (the instrumenter rewrites t.Stop() and t.Reset(d)). Not every call can be
+// rewritten: one through an interface (a *time.Timer held as a Stop() bool, clockwork's
+// realTimer{*time.Timer} as a clockwork.Timer) reaches package time's method, which panics on
+// a timer the runtime did not make ("Stop called on uninitialized Timer"). So the timer is a
+// real one, made by the runtime for a duration it never reaches (neverFires), and it tells
+// the engine what such a call did: a real Stop leaves it stopped, and the virtual timer, when
+// it fires, fires only if the real one is still pending (fireTimer). A real Reset through an
+// interface is not seen (the virtual timer keeps its deadline). Tickers are real ones too,
+// so that an interface's Reset does not panic; a ticker stopped that way keeps ticking on the
+// virtual clock, into a channel nobody reads any more.
 // Outside an execution every function here is the real one of package time.
 //
 // The semantics are those of Go 1.23 and later:
@@ -34,12 +43,18 @@ import (
 // the tickers are suspended, so that the execution ends (or its deadlock is reported). The
 // suspension cannot be observed, since no goroutine runs again before the execution ends.
 
+// neverFires is the duration of the real timers behind virtual ones: about 146 years.
+const neverFires = time.Duration(1 << 62)
+
 // timerState is the shadow of a timer or ticker made under control.
 type timerState struct {
 	vt  vtimer
 	c   chan time.Time // nil for an AfterFunc timer
 	f   func()         // AfterFunc callback
 	pos Pos
+	// real is the timer itself (nil for a ticker): pending on the real clock until a Stop the
+	// engine did not see (or the virtual timer's firing) stops it.
+	real *time.Timer
 	// keep holds the *time.Timer or *time.Ticker, so that its address is not reused while
 	// the shadow exists.
 	keep any
@@ -82,6 +97,9 @@ func tickerOf(e *Exec, t *time.Ticker) *timerState {
 // callback starts in a new goroutine.
 func fireTimer(e *Exec, vt *vtimer) {
 	s := vt.data.(*timerState)
+	if s.real != nil && !s.real.Stop() {
+		return // stopped through an interface: package time's Stop
+	}
 	if s.f != nil {
 		e.spawn(nil, s.f, s.pos, true)
 		return
@@ -141,8 +159,10 @@ func NewTimer(d time.Duration, pos Pos) *time.Timer {
 		return time.NewTimer(d)
 	}
 	c := chanMake[time.Time](e, 1)
-	t := &time.Timer{C: c}
+	t := time.NewTimer(neverFires)
+	t.C = c
 	s := newTimerState(t, c, nil, 0, pos)
+	s.real = t
 	e.shadow[shadowKey{uintptr(unsafe.Pointer(t)), shadowTimer}] = s
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	e.clock.start(&s.vt, d)
@@ -161,8 +181,9 @@ func AfterFunc(d time.Duration, f func(), pos Pos) *time.Timer {
 	if g == nil {
 		return time.AfterFunc(d, f)
 	}
-	t := &time.Timer{}
+	t := time.AfterFunc(neverFires, func() {})
 	s := newTimerState(t, nil, f, 0, pos)
+	s.real = t
 	e.shadow[shadowKey{uintptr(unsafe.Pointer(t)), shadowTimer}] = s
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	e.clock.start(&s.vt, d)
@@ -184,6 +205,7 @@ func TimerStop(t *time.Timer, pos Pos) bool {
 		return t.Stop()
 	}
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
+	s.real.Stop()
 	return stopTimer(e, s)
 }
 
@@ -201,6 +223,7 @@ func TimerReset(t *time.Timer, d time.Duration, pos Pos) bool {
 	}
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	active := stopTimer(e, s)
+	s.real.Reset(neverFires)
 	e.clock.start(&s.vt, d)
 	return active
 }
@@ -217,7 +240,8 @@ func NewTicker(d time.Duration, pos Pos) *time.Ticker {
 		panic("non-positive interval for NewTicker")
 	}
 	c := chanMake[time.Time](e, 1)
-	t := &time.Ticker{C: c}
+	t := time.NewTicker(neverFires)
+	t.C = c
 	s := newTimerState(t, c, nil, d, pos)
 	e.shadow[shadowKey{uintptr(unsafe.Pointer(t)), shadowTicker}] = s
 	e.clock.start(&s.vt, d)

@@ -743,3 +743,32 @@ func TestTimeOutsideExecution(t *testing.T) {
 func near(got, want time.Time) bool {
 	return !got.Before(want) && got.Sub(want) < time.Microsecond
 }
+
+// TestTimerStoppedThroughAnInterface: a timer made under control and stopped through an
+// interface (package time's method, which the instrumenter cannot rewrite — gocron stops
+// clockwork's realTimer{*time.Timer} as a clockwork.Timer) does not panic as a timer the
+// runtime never made would, reports it stopped a pending timer, and does not fire: the
+// AfterFunc's function never runs, the channel never receives. A ticker's Reset through an
+// interface does not panic either.
+func TestTimerStoppedThroughAnInterface(t *testing.T) {
+	type stopper interface{ Stop() bool }
+	type resetter interface{ Reset(time.Duration) }
+	var ran, received, stopped bool
+	rep := engine.Explore(func(et *engine.T) {
+		var s stopper = engine.AfterFunc(time.Second, func() { ran = true }, "i.go:1")
+		stopped = s.Stop()
+		tm := engine.NewTimer(time.Second, "i.go:2")
+		s = struct{ *time.Timer }{tm}
+		s.Stop()
+		var r resetter = engine.NewTicker(time.Second, "i.go:3")
+		r.Reset(time.Minute)
+		engine.Sleep(time.Hour, "i.go:4")
+		_, received = tmPoll(tm.C, "i.go:5")
+	}, engine.Config{Strategy: randomStrategy(1), Schedules: 3})
+	if rep.First != nil {
+		t.Fatalf("bug %v", rep.First.Bug)
+	}
+	if !stopped || ran || received {
+		t.Errorf("stopped through an interface: Stop reported %v, the function ran %v, the channel received %v: want true, false, false", stopped, ran, received)
+	}
+}

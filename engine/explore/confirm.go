@@ -105,11 +105,19 @@ func lastLine(s string) string {
 }
 
 // unconfirmed is the notice for a bug found in schedule n that its replay in a fresh process
-// did not reproduce (outcome says what the replay came to).
+// did not reproduce (outcome says what the replay came to). A replay that passed points at
+// what earlier executions left in the process; one that diverged, at a program whose steps
+// depend on something else the engine does not control as well.
 func unconfirmed(bug *engine.Bug, n int, outcome, path string) string {
 	msg, _, _ := strings.Cut(bug.Message, "\n")
+	why := "it depends on what earlier executions of the test left in the process (package variables the instrumenter " +
+		"does not reset, such as those of packages that were not instrumented; caches; a sync.Once already done)"
+	if strings.Contains(outcome, "diverged") {
+		why = "the program took another path in the fresh process: its steps depend on something the engine does not " +
+			"control — what earlier executions left in the process (package variables of packages that were not " +
+			"instrumented, caches, a sync.Once already done), or what differs from one process to another (goroutine " +
+			"ids, the depth of the stack the engine runs it on, the runtime's hash keys)"
+	}
 	return fmt.Sprintf("a %s (%s) was seen in schedule %d, but not when its schedule was replayed in a fresh process (%s): "+
-		"it depends on what earlier executions of the test left in the process (package variables the instrumenter "+
-		"does not reset, such as those of packages that were not instrumented; caches; a sync.Once already done), "+
-		"so it is not reported as a bug; its schedule is kept in %s", bug.Kind, msg, n, outcome, path)
+		"%s, so it is not reported as a bug; its schedule is kept in %s", bug.Kind, msg, n, outcome, why, path)
 }

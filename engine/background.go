@@ -211,14 +211,16 @@ func lookedAgain(window []traceStep) (where string, again bool) {
 			locations[s.obj] = struct{}{}
 		}
 	}
-	switch n := len(locations); n {
+	n := len(locations)
+	switch n {
 	case 0:
-		return "yielding", true
+		where = "yielding"
 	case 1:
-		return "at one location", 2 <= looks
+		where = "at one location"
 	default:
-		return fmt.Sprintf("at the same %d locations", n), 2*n <= looks
+		where = fmt.Sprintf("at the same %d locations", n)
 	}
+	return where, 2*n <= looks
 }
 
 // BackgroundNotice describes the goroutines that went on after the test returned

@@ -23,8 +23,9 @@ func Stack(buf []byte, all bool) int {
 	if !all {
 		n := runtime.Stack(buf, false)
 		if e := active.Load(); e != nil && e.caller() != nil && n < len(buf) {
-			// Not truncated: the frames left out shorten it.
-			return copy(buf, withoutEngineFrames(append([]byte(nil), buf[:n]...)))
+			// Not truncated: the frames left out shorten it. withoutEngineFrames joins the
+			// frames it keeps into a new slice before the copy writes over buf.
+			return copy(buf, withoutEngineFrames(buf[:n]))
 		}
 		return n
 	}

@@ -52,11 +52,9 @@ type timerState struct {
 	c   chan time.Time // nil for an AfterFunc timer
 	f   func()         // AfterFunc callback
 	pos Pos
-	// real is the timer itself (nil for a ticker): pending on the real clock until a Stop the
-	// engine did not see (or the virtual timer's firing) stops it.
-	real *time.Timer
 	// keep holds the *time.Timer or *time.Ticker, so that its address is not reused while
-	// the shadow exists.
+	// the shadow exists. A timer's is pending on the real clock until a Stop the engine did
+	// not see, or the virtual timer's firing, stops it (fireTimer).
 	keep any
 
 	// Tickers: dropSteps is the step count at the last dropped tick (-1: none); frozenSteps
@@ -97,7 +95,7 @@ func tickerOf(e *Exec, t *time.Ticker) *timerState {
 // callback starts in a new goroutine.
 func fireTimer(e *Exec, vt *vtimer) {
 	s := vt.data.(*timerState)
-	if s.real != nil && !s.real.Stop() {
+	if t, ok := s.keep.(*time.Timer); ok && !t.Stop() {
 		return // stopped through an interface: package time's Stop
 	}
 	if s.f != nil {
@@ -162,7 +160,6 @@ func NewTimer(d time.Duration, pos Pos) *time.Timer {
 	t := time.NewTimer(neverFires)
 	t.C = c
 	s := newTimerState(t, c, nil, 0, pos)
-	s.real = t
 	e.shadow[shadowKey{uintptr(unsafe.Pointer(t)), shadowTimer}] = s
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	e.clock.start(&s.vt, d)
@@ -183,7 +180,6 @@ func AfterFunc(d time.Duration, f func(), pos Pos) *time.Timer {
 	}
 	t := time.AfterFunc(neverFires, func() {})
 	s := newTimerState(t, nil, f, 0, pos)
-	s.real = t
 	e.shadow[shadowKey{uintptr(unsafe.Pointer(t)), shadowTimer}] = s
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	e.clock.start(&s.vt, d)
@@ -205,7 +201,7 @@ func TimerStop(t *time.Timer, pos Pos) bool {
 		return t.Stop()
 	}
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
-	s.real.Stop()
+	t.Stop()
 	return stopTimer(e, s)
 }
 
@@ -223,7 +219,7 @@ func TimerReset(t *time.Timer, d time.Duration, pos Pos) bool {
 	}
 	e.point(g, OpTimer, uintptr(unsafe.Pointer(t)), pos)
 	active := stopTimer(e, s)
-	s.real.Reset(neverFires)
+	t.Reset(neverFires)
 	e.clock.start(&s.vt, d)
 	return active
 }

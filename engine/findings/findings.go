@@ -2,10 +2,10 @@
 // test, what its last run found — the data races with both accesses, and the bugs with their
 // schedule files — in the form editors and the command line read them (docs/results-store.md).
 //
-// A findings document is .interleave/findings/<package>.<test>.json at the module root (the
-// package's import path and the test's name with every character outside [A-Za-z0-9._-]
-// replaced by "_"). Each run of a test replaces its document, so the store always holds
-// what the latest run of each test found.
+// A findings document is .interleave/findings/<package>.<test>-<hash>.json at the module root
+// (the package's import path and the test's name with every character outside [A-Za-z0-9._-]
+// replaced by "_", and a hash of both: Name). Each run of a test replaces its document, so
+// the store always holds what the latest run of each test found.
 package findings
 
 import (
@@ -163,6 +163,15 @@ func ParsePos(pos string) (file string, line, col int, ok bool) {
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FileStem is a file name (without extension) for an artifact of one thing named s, such as a
+// package's import path: s with every run of characters outside [A-Za-z0-9._-] written "_",
+// so that it stays readable, then "-" and the first 8 hex digits of the SHA-256 of s exactly,
+// so that two names that flatten alike (packages a/b and a_b) never share a file.
+func FileStem(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return unsafeName.ReplaceAllString(s, "_") + "-" + hex.EncodeToString(sum[:4])
+}
 
 // Name is the document's file name for a test: the package and the test, made safe for a
 // file name, and a hash of both, so that tests whose names flatten alike (packages a/b and

@@ -76,13 +76,22 @@ func HashFiles(root string, files []string) map[string]string {
 	return out
 }
 
-// InstrumentPath is the instrumentation document of a package in the store of the module root.
+// InstrumentPath is the instrumentation document of a package in the store of the module root:
+// named by FileStem of the import path, so that packages whose paths flatten alike (a/b and
+// a_b) never share a document.
 func InstrumentPath(root, pkg string) string {
+	return filepath.Join(root, filepath.FromSlash(InstrumentDir), FileStem(pkg)+".json")
+}
+
+// legacyInstrumentPath is the name earlier versions gave a package's document, which two
+// packages could share; such a document is still read, and removed when its package's
+// document is written again.
+func legacyInstrumentPath(root, pkg string) string {
 	return filepath.Join(root, filepath.FromSlash(InstrumentDir), unsafeName.ReplaceAllString(pkg, "_")+".json")
 }
 
 // Save writes the document into the store of the module root, atomically, replacing the
-// package's previous one, and sets d.Path.
+// package's previous one (under the earlier name too), and sets d.Path.
 func (d *Instrumentation) Save(root string) error {
 	d.Format, d.Version = InstrumentFormatName, Version
 	if d.Problems == nil {
@@ -97,6 +106,14 @@ func (d *Instrumentation) Save(root string) error {
 		return fmt.Errorf("save instrumentation of %s: %w", d.Package, err)
 	}
 	d.Path = path
+	// A document this package had under the earlier name is replaced by this one (one of
+	// another package that flattens alike stays).
+	legacy := legacyInstrumentPath(root, d.Package)
+	if data, err := os.ReadFile(legacy); err == nil {
+		if old, err := DecodeInstrumentation(data, legacy); err == nil && old.Package == d.Package {
+			os.Remove(legacy)
+		}
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
@@ -134,7 +135,9 @@ func (b *bencher) buildNative(ctx context.Context, out map[string]*built, mu *sy
 		mu.Unlock()
 		return
 	}
-	binary := func(pkg string) string { return filepath.Join(dir, strings.ReplaceAll(pkg, "/", "_")+".test") }
+	// Named by the exact package path: packages whose paths flatten alike (a/b and a_b) each
+	// get their own binary.
+	binary := func(pkg string) string { return filepath.Join(dir, findings.FileStem(pkg)+".test") }
 	goTestC := func(pkg string) error {
 		cmd := instrument.Command(ctx, "go", "test", "-c", "-o", binary(pkg), "./"+pkg)
 		cmd.Dir = b.suite

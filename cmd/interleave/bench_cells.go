@@ -14,6 +14,7 @@ import (
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
 	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/findings"
 )
 
 // cellEnv is the INTERLEAVE_* environment of one cell's test binary.
@@ -25,7 +26,7 @@ func (b *bencher) cellEnv(bm bench.Benchmark, t bench.Technique, strategyArg str
 		"INTERLEAVE_KEEP_GOING=1",
 		"INTERLEAVE_MINIMIZE=0",
 		"INTERLEAVE_TIME=" + budget.String(),
-		"INTERLEAVE_SCHEDULE_DIR=" + filepath.Join(b.work, "schedules", strings.ReplaceAll(bm.Package, "/", "_"), t.Key),
+		"INTERLEAVE_SCHEDULE_DIR=" + filepath.Join(b.work, "schedules", findings.FileStem(bm.Package), t.Key),
 		"INTERLEAVE_REPLAY=",
 		"INTERLEAVE_DEBUG=",
 		// The study's techniques have no fairness rule: only yields force a switch (§3).

@@ -27,6 +27,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/engine/findings"
 )
 
 // runtimeModule is the module path of the packages compiled into instrumented binaries.
@@ -537,6 +538,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	binaries := map[string]string{} // binary -> import path
 	for _, t := range targets {
 		if t.main == nil {
 			continue
@@ -560,7 +562,13 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 			return nil, err
 		}
 		pkg.Uninstrumented = uninstrumentedModules(t.main, instrumented)
-		pkg.Binary = filepath.Join(cfg.Work, "bin", strings.ReplaceAll(pkg.ImportPath, "/", "_")+".test")
+		// Named by the exact import path: packages whose paths flatten alike (a/b and a_b)
+		// each get their own binary, never the one built last.
+		pkg.Binary = filepath.Join(cfg.Work, "bin", findings.FileStem(pkg.ImportPath)+".test")
+		if other, dup := binaries[pkg.Binary]; dup {
+			return nil, fmt.Errorf("build %s: its test binary %s would be %s's too", pkg.ImportPath, filepath.Base(pkg.Binary), other)
+		}
+		binaries[pkg.Binary] = pkg.ImportPath
 		args := []string{"test", "-c", "-o", pkg.Binary, "-overlay", overlayPath}
 		args = append(args, modArgs...)
 		args = append(args, cfg.BuildFlags...)

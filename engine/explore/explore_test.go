@@ -13,6 +13,7 @@ import (
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/report"
+	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
 // recorder is a testing.TB that records failures instead of failing the real test.
@@ -171,5 +172,27 @@ func TestAllocationCountingFailureIsANotice(t *testing.T) {
 	}
 	if !strings.Contains(events.String(), "counted allocations") {
 		t.Errorf("events lack the notice:\n%s", events.String())
+	}
+}
+
+// A minimized schedule keeps its name, and the schedule as found is kept beside it as
+// ….found.json: both are whole schedule files of the bug.
+func TestMinimizedScheduleKeepsFoundBeside(t *testing.T) {
+	dir := t.TempDir()
+	r, rep := exploreOn(t, "TestLostUpdate", lostUpdate, explore.ScheduleDir(dir), explore.Strategy("random", nil), explore.Seed(3),
+		explore.Minimize(time.Minute), explore.Points(engine.PointsAll))
+	if rep == nil || rep.First == nil || len(r.errors) != 1 {
+		t.Fatalf("report %+v, errors %q", rep, r.errors)
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "*.found.json"))
+	all, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(found) != 1 || len(all) != 2 {
+		t.Fatalf("schedule files %v: want the minimized schedule and the one as found", all)
+	}
+	minimized := strings.TrimSuffix(found[0], ".found.json") + ".json"
+	a, errA := schedule.Load(found[0])
+	b, errB := schedule.Load(minimized)
+	if errA != nil || errB != nil || a.Bug == nil || b.Bug == nil || b.Result.Preemptions >= a.Result.Preemptions {
+		t.Fatalf("as found %v (%v), minimized %v (%v): want two schedules of the bug, the minimized with fewer preemptions", a, errA, b, errB)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/interleave-dev/interleave/engine/minimize"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/store"
 )
 
 // minimizeSchedule shrinks the schedule at path to fewer preemptions, within opts.Time, and
@@ -22,9 +23,15 @@ func minimizeSchedule(body func(*T), f *schedule.File, path string, opts minimiz
 	if res.After >= res.Before {
 		return res.Before, res.Before, nil
 	}
+	// The schedule as found is copied beside it, never over another file, and the minimized
+	// one then replaces it in place: its name is never free for another writer to take.
 	orig := strings.TrimSuffix(path, ".json") + ".found.json"
-	if err := os.Rename(path, orig); err != nil {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return 0, 0, err
+	}
+	if err := store.WriteNew(orig, data); err != nil {
+		return 0, 0, fmt.Errorf("keep the schedule as found: %w", err)
 	}
 	if err := res.File.Save(path); err != nil {
 		return 0, 0, err

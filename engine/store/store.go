@@ -9,6 +9,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -128,8 +129,13 @@ func ScheduleDir(dir string) (string, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// now is the clock of schedule file names; tests fix it.
+var now = time.Now
+
 // SaveSchedule writes f into dir (the module's schedule directory when dir is empty) under a
-// name made of the test, the bug's kind and the time, and returns its path.
+// new name made of the test, the bug's kind and the time (with a suffix -2, -3 … when that
+// name is taken), and returns its path. It never replaces a schedule file, and the file
+// appears whole or not at all.
 func SaveSchedule(dir string, f *schedule.File) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("save schedule: no schedule was recorded")
@@ -149,11 +155,21 @@ func SaveSchedule(dir string, f *schedule.File) (string, error) {
 	if f.Bug != nil {
 		kind = f.Bug.Kind
 	}
-	name := fmt.Sprintf("%s-%s-%s.json", unsafeName.ReplaceAllString(f.Test.Name, "_"), kind, time.Now().UTC().Format("20060102T150405.000"))
-	path := filepath.Join(dir, name)
-	if err := f.Save(path); err != nil {
+	var b bytes.Buffer
+	if err := f.Encode(&b); err != nil {
 		return "", fmt.Errorf("save schedule: %w", err)
 	}
+	stem := fmt.Sprintf("%s-%s-%s", unsafeName.ReplaceAllString(f.Test.Name, "_"), unsafeName.ReplaceAllString(kind, "_"), now().UTC().Format("20060102T150405.000"))
+	// A name whose schedule as found (….found.json, minimization's) is still there is taken.
+	found := func(path string) bool {
+		_, err := os.Lstat(strings.TrimSuffix(path, ".json") + ".found.json")
+		return err == nil
+	}
+	path, err := CreateUnique(dir, stem, ".json", b.Bytes(), found)
+	if err != nil {
+		return "", fmt.Errorf("save schedule: %w", err)
+	}
+	f.Path = path
 	return path, nil
 }
 

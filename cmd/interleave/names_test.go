@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/stress"
 )
 
 // flattenAlike is a module whose packages a/b and a_b flatten to the same name when "/" is
@@ -107,4 +111,37 @@ func hasLinePrefix(out, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// Two stress runs that start in the same second and record the same failure keep a record
+// each: the second was written over the first.
+func TestStressRecordsOfOneSecondKeptApart(t *testing.T) {
+	dir := writeModule(t, map[string]string{})
+	started := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	var paths []string
+	for run := 1; run <= 2; run++ {
+		var out bytes.Buffer
+		r := &stressRun{f: &stressFlags{}, out: &out, started: started.Add(time.Duration(run) * time.Millisecond),
+			failures: []*stressRecord{{Package: "example.com/m", Dir: dir, Seed: uint64(run),
+				Failure: &stress.Failure{Kind: stress.KindFail, Test: "TestX", Message: "run " + strconv.Itoa(run)}}}}
+		if err := r.save(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, out.String())
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, ".interleave", "stress"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := map[uint64]bool{}
+	for _, e := range entries {
+		rec, err := readStressRecord(filepath.Join(dir, ".interleave", "stress", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds[rec.Seed] = true
+	}
+	if len(entries) != 2 || !seeds[1] || !seeds[2] {
+		t.Fatalf("%d records (seeds %v), want one of each run\n%s", len(entries), seeds, strings.Join(paths, ""))
+	}
 }

@@ -95,6 +95,9 @@ func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Pack
 	}
 }
 
+// safeName matches what a file name does not keep of a test's name.
+var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
 // save writes each failure's record, and the run's summary, under .interleave/stress.
 func (r *stressRun) save() error {
 	stamp := r.started.UTC().Format("20060102T150405Z")
@@ -107,10 +110,11 @@ func (r *stressRun) save() error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("save the stress results: %w", err)
 		}
-		name := fmt.Sprintf("%s-%s-%s-%d.json", stamp, rec.Failure.Test, rec.Failure.Kind, i+1)
+		// A new file, never one of another run that started in the same second.
+		stem := fmt.Sprintf("%s-%s-%s-%d", stamp, safeName.ReplaceAllString(rec.Failure.Test, "_"), safeName.ReplaceAllString(rec.Failure.Kind, "_"), i+1)
 		b, _ := json.MarshalIndent(rec, "", "  ")
-		path := filepath.Join(dir, name)
-		if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		path, err := store.CreateUnique(dir, stem, ".json", append(b, '\n'), nil)
+		if err != nil {
 			return fmt.Errorf("save the stress results: %w", err)
 		}
 		rel := path

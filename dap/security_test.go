@@ -2,6 +2,7 @@ package dap_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +12,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
 
 	"github.com/interleave-dev/interleave/dap"
+	"github.com/interleave-dev/interleave/dap/daptest"
 )
 
 // frame is a message in the base protocol's framing.
@@ -250,5 +253,89 @@ func readMessages(t *testing.T, out string) []godap.Message {
 			return msgs
 		}
 		msgs = append(msgs, m)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSilentClientTimedOut: interleave dap -listen serves one client at a time; a client
+// that connects and never sends initialize is closed after the initialize timeout, with a
+// line saying so, and the client behind it is served.
+func TestSilentClientTimedOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var errs syncBuffer
+	served := make(chan error, 1)
+	go func() {
+		served <- dap.ServeListener(ctx, ln, dap.Config{NoDelve: true, InitTimeout: 50 * time.Millisecond}, &errs)
+	}()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("ServeListener: %v", err)
+		}
+	}()
+
+	silent, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// The second client connects behind the silent one: the listener accepts in order.
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := daptest.New(conn, conn)
+	c.Timeout = 30 * time.Second
+	seq := c.Send("initialize", map[string]any{"adapterID": "interleave"})
+
+	// The adapter closes the silent connection (a guard deadline, long past the timeout,
+	// tells a connection that is never closed from one closed by the adapter).
+	silent.SetReadDeadline(time.Now().Add(30 * time.Second))
+	out, err := io.ReadAll(silent)
+	if err != nil {
+		t.Fatalf("the silent connection was not closed by the adapter: %v (read %q)", err, out)
+	}
+	msgs := readMessages(t, string(out))
+	if len(msgs) != 1 {
+		t.Fatalf("the silent client got %d messages, want one output event: %q", len(msgs), out)
+	}
+	if e, ok := msgs[0].(*godap.OutputEvent); !ok || !strings.Contains(e.Body.Output, "no initialize request within 50ms: closing the connection") {
+		t.Errorf("the silent client got %+v, want an output event saying why it was closed", msgs[0])
+	}
+	r, err := c.Response(seq)
+	if err != nil {
+		t.Fatalf("the client behind the silent one: %v", err)
+	}
+	if !r.GetResponse().Success {
+		t.Fatalf("initialize: %+v", r)
+	}
+	if _, err := c.Call("disconnect", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "interleave dap: connection from " + silent.LocalAddr().String() + ": no initialize request within 50ms: closing the connection\n"
+	if got := errs.String(); !strings.Contains(got, want) {
+		t.Errorf("the adapter's log %q, want the line %q", got, want)
 	}
 }

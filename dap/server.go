@@ -25,6 +25,7 @@ import (
 	"log"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/go-dap"
 
@@ -46,6 +47,10 @@ type Config struct {
 	// programs or replace files (see buildflags.go). It is set from the adapter's command
 	// line only, never by a client.
 	AllowBuildFlags bool
+	// InitTimeout bounds the wait for the initialize request of a connection that
+	// ServeListener accepted (0: DefaultInitTimeout): a client that connects and stays silent
+	// is closed then, so that it does not hold the port that serves one client at a time.
+	InitTimeout time.Duration
 }
 
 // Session is one debugging session with one client.
@@ -76,6 +81,10 @@ type Session struct {
 	progress bool
 	// initialized is set once the client sent initialize; touched by the reader only.
 	initialized bool
+	// conn, when set, is the connection whose reads must bring initialize before
+	// initDeadline (ServeListener's connections): the reader sets its read deadline.
+	conn         interface{ SetReadDeadline(time.Time) error }
+	initDeadline time.Time
 
 	// State of the paused execution; touched by the worker only.
 	dbg debugState
@@ -126,8 +135,21 @@ func (s *Session) Close() { s.shutdown() }
 // follows it: see frame.go), or any request before initialize. A well-framed message that
 // cannot be decoded gets an error response when it can be identified.
 func (s *Session) readLoop() error {
+	if s.conn != nil && !s.initDeadline.IsZero() {
+		if err := s.conn.SetReadDeadline(s.initDeadline); err != nil {
+			return fmt.Errorf("set the connection's deadline for initialize: %w", err)
+		}
+	}
 	for {
 		content, err := readFrame(s.r)
+		if err != nil && !s.initialized && s.conn != nil && !s.initDeadline.IsZero() && !time.Now().Before(s.initDeadline) {
+			// Whatever the read came to (nothing, or part of a frame), the client did not
+			// send initialize in time.
+			err := &InitTimeoutError{Timeout: s.cfg.initTimeout()}
+			s.log.Printf("%v", err)
+			s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: "stderr", Output: "interleave dap: " + err.Error() + "\n"}})
+			return err
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -156,6 +178,11 @@ func (s *Session) readLoop() error {
 				return err
 			}
 			s.initialized = true
+			if s.conn != nil && !s.initDeadline.IsZero() {
+				if err := s.conn.SetReadDeadline(time.Time{}); err != nil {
+					return fmt.Errorf("clear the connection's deadline: %w", err)
+				}
+			}
 			s.queue(req)
 			continue
 		}

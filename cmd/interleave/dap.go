@@ -17,7 +17,8 @@ func init() {
 // runDAP serves the Debug Adapter Protocol on stdin and stdout, or with -listen on a TCP port
 // of the loopback interface (one session per connection, one at a time, for this user's
 // processes only). A session ends at the first message that breaks the protocol — an HTTP
-// request from a web page among them — and at any request before initialize.
+// request from a web page among them — at any request before initialize, and when a
+// connection sends no initialize within dap.DefaultInitTimeout (then the next is served).
 func runDAP(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dap", stderr)
 	listen := fs.String("listen", "", "serve on `addr` (port, or 127.0.0.1:port) instead of stdin/stdout")
@@ -50,33 +51,8 @@ func runDAP(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
-	go func() {
-		<-ctx.Done()
-		ln.Close()
-	}()
 	fmt.Fprintf(stdout, "DAP server listening at: %s\n", ln.Addr())
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if err := dap.CheckPeer(conn); err != nil {
-			fmt.Fprintf(stderr, "interleave dap: %v\n", err)
-			conn.Close()
-			continue
-		}
-		err = serveUntil(ctx, dap.NewSession(conn, conn, cfg))
-		conn.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "interleave dap: %v\n", err)
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-	}
+	return dap.ServeListener(ctx, ln, cfg, stderr)
 }
 
 // serveUntil serves the session until it ends or ctx is canceled; then the session is closed

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,26 +20,23 @@ import (
 	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/instrument"
+	"github.com/interleave-dev/interleave/engine/runopts"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
 // launchArgs are the arguments of a launch request (a launch.json configuration of type
-// "interleave"). Keys it does not know, other than VS Code's own, are parameters of the
-// strategy ("d": 3 for pct).
+// "interleave"): the session's own attributes, and the exploration's options, which package
+// runopts checks as it does interleave.runTest's (strategy and its parameters — "d": 3 for
+// pct —, schedules, seed, time, points, races, max-steps, tags).
 type launchArgs struct {
 	// Mode is "explore" (the default) or "replay".
 	Mode string `json:"mode"`
 	// Program is the directory of the package to test (or a file in it).
 	Program string `json:"program"`
 	// Test is the test to explore (explore; optional when the package has one test).
-	Test      string `json:"test"`
-	Strategy  string `json:"strategy"`
-	Schedules int    `json:"schedules"`
-	Seed      uint64 `json:"seed"`
-	// Time bounds the exploration ("30s").
-	Time string `json:"time"`
+	Test string `json:"test"`
 	// ScheduleFile is the schedule to replay (replay).
 	ScheduleFile string `json:"scheduleFile"`
 	// StopOnEntry pauses a replay at its first scheduling point.
@@ -49,19 +47,27 @@ type launchArgs struct {
 	Cwd string `json:"cwd"`
 	// Env adds variables to the test process's environment.
 	Env map[string]string `json:"env"`
-	// Points is the scheduling-points mode of an exploration: "all" (the default: every
-	// shared-memory access is a step) or "sync" (synchronization only).
-	Points string `json:"points"`
-	// Races is "report" (the default: races are findings), "fail" (the first race is a bug)
-	// or "off".
-	Races string `json:"races"`
 	// Then is the strategy that picks the steps once an execution has left its schedule
 	// (manual scheduling): "random", "pct:d=2", ...; empty: no preemption.
 	Then string `json:"then"`
 
-	params map[string]string
-	time   time.Duration
+	// The exploration's options (runopts.Options): Points is the scheduling-points mode,
+	// "all" (the default: every shared-memory access is a step) or "sync" (synchronization
+	// only); Races is "report" (the default: races are findings), "fail" (the first race is a
+	// bug) or "off"; maxSteps is the livelock bound (0: the engine's default).
+	Strategy  string `json:"-"`
+	Schedules int    `json:"-"`
+	Seed      uint64 `json:"-"`
+	Points    string `json:"-"`
+	Races     string `json:"-"`
+	params    map[string]string
+	time      time.Duration
+	maxSteps  int
 }
+
+// sessionKeys are the launch attributes of the session itself (launchArgs' JSON fields);
+// the others are the exploration's options.
+var sessionKeys = []string{"mode", "program", "test", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "env", "then"}
 
 // vscodeKeys are launch attributes that VS Code and the debug adapter protocol define.
 var vscodeKeys = map[string]bool{
@@ -72,31 +78,32 @@ var vscodeKeys = map[string]bool{
 
 // parseLaunchArgs decodes and checks a launch request's arguments.
 func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, error) {
-	a := &launchArgs{params: map[string]string{}}
+	a := &launchArgs{}
 	if len(raw) == 0 {
 		return nil, errors.New("launch: no arguments")
 	}
 	if err := json.Unmarshal(raw, a); err != nil {
 		return nil, fmt.Errorf("launch arguments: %w", err)
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &all); err != nil {
+	var all map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&all); err != nil {
 		return nil, fmt.Errorf("launch arguments: %w", err)
 	}
-	known := map[string]bool{}
-	for _, f := range []string{"mode", "program", "test", "strategy", "schedules", "seed", "time", "scheduleFile", "stopOnEntry", "buildFlags", "cwd", "env", "points", "races", "then"} {
-		known[f] = true
-	}
+	opts := map[string]any{}
 	for k, v := range all {
-		if known[k] || vscodeKeys[k] || strings.HasPrefix(k, "__") {
+		if contains(sessionKeys, k) || vscodeKeys[k] || strings.HasPrefix(k, "__") {
 			continue
 		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			s = strings.TrimSpace(string(v))
-		}
-		a.params[k] = s
+		opts[k] = v
 	}
+	o, err := runopts.Parse(opts, runopts.Config{Surface: runopts.Launch, DefaultStrategy: explore.DefaultStrategy, Also: sessionKeys})
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	a.Strategy, a.params, a.Schedules, a.Seed, a.time = o.Strategy, o.Params, o.Schedules, o.Seed, o.Time
+	a.Points, a.Races, a.maxSteps = o.Points, o.Races, o.MaxSteps
 	if a.Cwd == "" {
 		a.Cwd, _ = os.Getwd()
 	}
@@ -109,6 +116,9 @@ func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, er
 	a.Program, a.ScheduleFile = abs(a.Program), abs(a.ScheduleFile)
 	if err := checkBuildFlags(a.BuildFlags, allowBuildFlags); err != nil {
 		return nil, err
+	}
+	if len(o.Tags) > 0 {
+		a.BuildFlags = append(a.BuildFlags, "-tags="+strings.Join(o.Tags, ","))
 	}
 	if a.Then != "" {
 		name, params, err := strategy.Parse(a.Then)
@@ -133,34 +143,11 @@ func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, er
 		if a.Strategy == "" {
 			a.Strategy = explore.DefaultStrategy
 		}
-		if a.Schedules < 0 {
-			return nil, fmt.Errorf("launch: schedules = %d: want a number ≥ 0 (0: no limit)", a.Schedules)
-		}
-		if a.Schedules == 0 && a.Time == "" {
+		if a.Schedules == 0 && !o.Has("time") {
 			a.Schedules = explore.DefaultSchedules
-		}
-		if a.Time != "" {
-			d, err := time.ParseDuration(a.Time)
-			if err != nil {
-				return nil, fmt.Errorf("launch: time %q: want a duration such as 30s", a.Time)
-			}
-			a.time = d
 		}
 		if a.Seed == 0 {
 			a.Seed = 1
-		}
-		if _, err := strategy.New(a.Strategy, a.params, a.Seed); err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
-		}
-		switch a.Points {
-		case "", "all", "sync":
-		default:
-			return nil, fmt.Errorf("launch: points %q: want \"all\" or \"sync\"", a.Points)
-		}
-		switch a.Races {
-		case "", "report", "fail", "off":
-		default:
-			return nil, fmt.Errorf("launch: races %q: want \"report\", \"fail\" or \"off\"", a.Races)
 		}
 	case "replay":
 		if a.ScheduleFile == "" {
@@ -487,7 +474,7 @@ func (s *Session) explore(t *target) {
 	t.ctl.pmu.Unlock()
 	s.exploring.Store(true)
 	r, err := t.call(control.Command{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
-		Points: a.Points, Races: a.Races, G: -1})
+		Points: a.Points, Races: a.Races, MaxSteps: a.maxSteps, G: -1})
 	s.exploring.Store(false)
 	if err != nil {
 		s.progressEnd(id, "failed")

@@ -339,3 +339,44 @@ func TestSilentClientTimedOut(t *testing.T) {
 		t.Errorf("the adapter's log %q, want the line %q", got, want)
 	}
 }
+
+// TestLaunchOptionsRefused: a launch configuration's exploration options are those of
+// package runopts, as interleave.runTest's are, with the same checks: a key that is not an
+// option (toolexec, or junit, which a launch does not write) is refused with the accepted
+// keys, and so is a value that fails its option's check; nothing is built or run.
+func TestLaunchOptionsRefused(t *testing.T) {
+	program := example(t, "lockorder")
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, tc := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{map[string]any{"toolexec": "touch " + marker}, `launch: option "toolexec" is not accepted (accepted: buildFlags, cwd, env, max-steps, mode, points, program, races, scheduleFile, schedules, seed, stopOnEntry, strategy, tags, test, then, time, and the strategies' parameters (`},
+		{map[string]any{"junit": filepath.Join(t.TempDir(), "r.xml")}, `launch: option "junit" is not accepted`},
+		{map[string]any{"strategy": "-toolexec=touch " + marker}, `launch: option strategy: "-toolexec=touch `},
+		{map[string]any{"schedules": -1}, `launch: option schedules: -1: want a number of schedules ≥ 0`},
+		{map[string]any{"seed": -1}, `launch: option seed: -1: want an unsigned integer`},
+		{map[string]any{"time": "-1s"}, `launch: option time: "-1s": want a duration ≥ 0`},
+		{map[string]any{"points": "racy"}, `launch: option points: "racy": want "all" or "sync"`},
+		{map[string]any{"tags": []string{"-toolexec=touch " + marker}}, `launch: option tags: ["-toolexec=touch `},
+		{map[string]any{"max-steps": 1.5}, `launch: option max-steps: 1.5: want an integer`},
+		{map[string]any{"strategy": "pct", "d": 0}, `launch: option strategy: pct: parameter d must be ≥ 1, got 0`},
+	} {
+		t.Run(fmt.Sprint(tc.opts), func(t *testing.T) {
+			c := driver{t, session(t, dap.Config{NoDelve: true})}
+			c.call("initialize", map[string]any{"adapterID": "interleave"})
+			args := map[string]any{"type": "interleave", "request": "launch", "program": program}
+			for k, v := range tc.opts {
+				args[k] = v
+			}
+			_, err := c.Call("launch", args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("launch: %v, want an error saying %q", err, tc.want)
+			}
+			c.call("disconnect", nil)
+		})
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("something ran (%v)", err)
+	}
+}

@@ -29,6 +29,7 @@ var layer = map[string]int{
 	"engine/explore":                      40,
 	"engine/stress":                       45,
 	"engine/harness":                      50,
+	"engine/runopts":                      55,
 	"engine/instrument":                   60,
 	"engine/internal/gen/atomic":          60,
 	"dap/dapext":                          64,

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -17,11 +16,15 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/interleave-dev/interleave/engine/runopts"
+	"github.com/interleave-dev/interleave/engine/store"
 )
 
 // CommandRunTest is the command a client executes on the server to explore a test without a
 // debugger: interleave.runTest with the arguments package directory, test name and an
-// optional object of interleave test's flags ({"schedules": 1000, "strategy": "pct"}). It
+// optional object of options ({"schedules": 1000, "strategy": "pct"}: those of package
+// runopts, which become flags of interleave test; nothing else is accepted). It
 // runs interleave test -json in the background with work-done progress (cancellable),
 // publishes what the run found when it ends, and returns the test's final event.
 const CommandRunTest = "interleave.runTest"
@@ -40,7 +43,10 @@ func parseRunTestArgs(args []any) (RunTestArgs, error) {
 		if m, ok := args[0].(map[string]any); ok {
 			a.Dir, _ = m["dir"].(string)
 			a.Test, _ = m["test"].(string)
-			a.Options, _ = m["options"].(map[string]any)
+			var ok bool
+			if a.Options, ok = m["options"].(map[string]any); !ok && m["options"] != nil {
+				return a, fmt.Errorf("%s: options %v: want an object", CommandRunTest, m["options"])
+			}
 			args = nil
 		}
 	}
@@ -48,7 +54,10 @@ func parseRunTestArgs(args []any) (RunTestArgs, error) {
 		a.Dir, _ = args[0].(string)
 		a.Test, _ = args[1].(string)
 		if len(args) >= 3 {
-			a.Options, _ = args[2].(map[string]any)
+			var ok bool
+			if a.Options, ok = args[2].(map[string]any); !ok && args[2] != nil {
+				return a, fmt.Errorf("%s: options %v: want an object", CommandRunTest, args[2])
+			}
 		}
 	}
 	if a.Dir == "" || a.Test == "" {
@@ -60,30 +69,24 @@ func parseRunTestArgs(args []any) (RunTestArgs, error) {
 	return a, nil
 }
 
-// flags turns the options into interleave test's flags, in a stable order.
+// flags checks the options (package runopts: the options a launch configuration of the
+// debug adapter takes, and those of a run such as junit) and turns them into interleave
+// test's flags: any other key, a value that fails its option's check, and a report outside
+// the module's results store are refused.
 func (a RunTestArgs) flags() ([]string, error) {
-	keys := make([]string, 0, len(a.Options))
-	for k := range a.Options {
-		keys = append(keys, k)
+	cfg := runopts.Config{Surface: runopts.Test, DefaultStrategy: runopts.TestStrategy, Dir: a.Dir,
+		Reserved: map[string]string{
+			"run":  "set by " + CommandRunTest + " from its test argument",
+			"json": "set by " + CommandRunTest + ", which reads the run's events",
+		}}
+	if root, _, ok := store.FindModule(a.Dir); ok {
+		cfg.Store = filepath.Join(root, store.Dir)
 	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		if k == "" || strings.HasPrefix(k, "-") || k == "run" || k == "json" {
-			return nil, fmt.Errorf("%s: option %q is not one the command sets", CommandRunTest, k)
-		}
-		switch v := a.Options[k].(type) {
-		case bool:
-			out = append(out, "-"+k+"="+strconv.FormatBool(v))
-		case float64:
-			out = append(out, "-"+k, strconv.FormatFloat(v, 'f', -1, 64))
-		case string:
-			out = append(out, "-"+k, v)
-		default:
-			return nil, fmt.Errorf("%s: option %s: %v is not a string, number or boolean", CommandRunTest, k, v)
-		}
+	o, err := runopts.Parse(a.Options, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CommandRunTest, err)
 	}
-	return out, nil
+	return o.Flags(runopts.TestStrategy), nil
 }
 
 // tokens numbers the runs.

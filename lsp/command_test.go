@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/lsp/lsptest"
 )
 
@@ -155,4 +156,84 @@ func TestClientDiesDuringRun(t *testing.T) {
 	if ps := processesIn(dir); len(ps) > 0 {
 		t.Errorf("processes %v still run in %s after the server exited", ps, dir)
 	}
+}
+
+// TestRunTestOptionsRefused: interleave.runTest takes only the options of package runopts,
+// each checked: a key that would run a program (toolexec, exec) or write a file outside the
+// module's results store (junit, sarif) is refused with an error naming it, and nothing runs.
+func TestRunTestOptionsRefused(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, "../testdata/examples/counter", dir)
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "x.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "report.xml")
+	c := lsptest.Start(t, exe, dir)
+	c.Initialize(lsptest.VSCodeInitialize([]string{dir}, nil))
+	for _, tc := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{map[string]any{"toolexec": script}, `option "toolexec" is not accepted (accepted: fair-steps, junit, keep-going, max-steps,`},
+		{map[string]any{"exec": script, "schedules": 10}, `option "exec" is not accepted`},
+		{map[string]any{"junit": outside}, `option junit: "` + outside + `": `},
+		{map[string]any{"sarif": "../elsewhere.sarif"}, `is outside the results store`},
+		{map[string]any{"junit": ".interleave/../report.xml"}, `is outside the results store`},
+		{map[string]any{"tags": "x", "strategy": "-toolexec=" + script}, `option strategy: "-toolexec=`},
+		{map[string]any{"schedules": -1}, `option schedules: -1: want a number of schedules ≥ 0`},
+		{map[string]any{"run": "TestOther"}, `option run: set by interleave.runTest from its test argument`},
+	} {
+		err := c.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+			Command: "interleave.runTest", Arguments: []any{dir, "TestConcurrentWithdraw", tc.opts},
+		}, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("options %v: %v, want an error saying %q", tc.opts, err, tc.want)
+		}
+	}
+	if err := c.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command: "interleave.runTest", Arguments: []any{dir, "TestConcurrentWithdraw", "-toolexec=" + script},
+	}, nil); err == nil || !strings.Contains(err.Error(), "want an object") {
+		t.Errorf("options that are not an object: %v", err)
+	}
+	c.Snapshot(func(r *lsptest.Records) {
+		if kinds := progressKinds(r); len(kinds) > 0 {
+			t.Errorf("a refused run reported progress %q", kinds)
+		}
+	})
+	c.Shutdown()
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the toolexec program ran (%v)", err)
+	}
+	if _, err := os.Stat(outside); !os.IsNotExist(err) {
+		t.Errorf("a report was written outside the store (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.Dir)); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote the store (%v)", err)
+	}
+}
+
+// TestRunTestJUnitInStore: a report inside the module's results store is written.
+func TestRunTestJUnitInStore(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, "../testdata/examples/counter", dir)
+	c := lsptest.Start(t, exe, dir)
+	c.Initialize(lsptest.VSCodeInitialize([]string{dir}, nil))
+	var final struct{ Action, Test string }
+	err := c.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command:   "interleave.runTest",
+		Arguments: []any{dir, "TestConcurrentWithdraw", map[string]any{"schedules": 200, "strategy": "pct", "d": 2, "junit": ".interleave/report.xml"}},
+	}, &final)
+	if err != nil {
+		t.Fatalf("interleave.runTest: %v", err)
+	}
+	if final.Test != "TestConcurrentWithdraw" {
+		t.Errorf("final event %+v", final)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, store.Dir, "report.xml"))
+	if err != nil || !strings.Contains(string(data), "TestConcurrentWithdraw") {
+		t.Errorf("the JUnit report in the store: %v\n%s", err, data)
+	}
+	c.Shutdown()
 }

@@ -42,3 +42,9 @@ func IsParam(name string) bool {
 	}
 	return false
 }
+
+// ParamNames lists the parameters the strategy called name accepts (none for an unknown
+// name).
+func ParamNames(name string) []string {
+	return append([]string(nil), paramNames[name]...)
+}

@@ -441,7 +441,17 @@ func integer(v any) (string, bool) {
 		}
 		return strconv.FormatUint(uint64(x), 10), true
 	case json.Number:
-		return string(x), true
+		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return string(x), true
+		}
+		if _, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+			return string(x), true
+		}
+		f, err := x.Float64() // 1.0, 1e3: as a float64 from encoding/json would be
+		if err != nil {
+			return "", false
+		}
+		return integer(f)
 	case int:
 		return strconv.Itoa(x), true
 	case int64:
@@ -506,8 +516,9 @@ func contains(list []string, s string) bool {
 }
 
 // InStore resolves p (relative to dir) and returns it when it names a file inside the results
-// store dir store: symbolic links and ".." are resolved in p and in store, a symbolic link
-// that leads nowhere is refused, and so is anything that exists but is not a regular file.
+// store directory store: symbolic links and ".." are resolved in p and in store's parents, a
+// store that is itself a symbolic link or a symbolic link that leads nowhere is refused, and
+// so is anything that exists but is not a regular file.
 func InStore(store, dir, p string) (string, error) {
 	if store == "" {
 		return "", errors.New("no results store to write it in")
@@ -521,6 +532,11 @@ func InStore(store, dir, p string) (string, error) {
 	target, err := resolve(p)
 	if err != nil {
 		return "", err
+	}
+	if st, err := os.Lstat(store); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		// A store that a checked-out repository can make point anywhere (.interleave ->
+		// ~/.ssh) is no place to write.
+		return "", fmt.Errorf("the results store %s is a symbolic link: reports are written only into a directory", store)
 	}
 	root, err := resolve(store)
 	if err != nil {
@@ -588,7 +604,7 @@ func (o *Options) Flags(defaultStrategy string) []string {
 		out = append(append(out, "-strategy="+name), own...)
 	}
 	for _, opt := range options {
-		if opt.Name == "strategy" || !o.given[opt.Name] {
+		if opt.Name == "strategy" || !o.given[opt.Name] || (opt.Name == "tags" && len(o.Tags) == 0) {
 			continue
 		}
 		var v string

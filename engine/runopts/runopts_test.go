@@ -46,6 +46,13 @@ func TestParseTest(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "nothing"), filepath.Join(st, "dangling.xml")); err != nil {
 		t.Fatal(err)
 	}
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(st, "link.xml")); err != nil {
+		t.Fatal(err)
+	}
 	cfg := Config{Surface: Test, DefaultStrategy: TestStrategy, Store: st, Dir: root,
 		Reserved: map[string]string{"run": "set by the command"}}
 	valid := []struct {
@@ -70,6 +77,8 @@ func TestParseTest(t *testing.T) {
 			[]string{"-junit=" + mustEval(t, st) + "/report.xml", "-sarif=" + mustEval(t, st) + "/reports/x.sarif"}},
 		{`{"junit": ".interleave/reports/../r.xml"}`, []string{"-junit=" + mustEval(t, st) + "/r.xml"}},
 		{`{"strategy": ""}`, nil},
+		{`{"tags": []}`, nil},
+		{`{"schedules": 1e3, "max-steps": 2.0}`, []string{"-schedules=1000", "-max-steps=2"}},
 	}
 	for _, tc := range valid {
 		for _, useNumber := range []bool{false, true} {
@@ -97,6 +106,7 @@ func TestParseTest(t *testing.T) {
 		{`{"sarif": ".interleave"}`, `is outside the results store`},
 		{`{"junit": ".interleave/out/r.xml"}`, `option junit: ".interleave/out/r.xml": ` + mustEval(t, outside) + `/r.xml is outside the results store`},
 		{`{"junit": ".interleave/dangling.xml"}`, `is a symbolic link that leads nowhere`},
+		{`{"junit": ".interleave/link.xml"}`, `option junit: ".interleave/link.xml": ` + mustEval(t, secret) + ` is outside the results store`},
 		{`{"junit": ".interleave/reports"}`, `exists and is not a regular file`},
 		{`{"junit": 3}`, `option junit: 3: want the path of a file in the results store`},
 		{`{"schedules": -1}`, `option schedules: -1: want a number of schedules ≥ 0`},
@@ -175,9 +185,18 @@ func TestParseLaunch(t *testing.T) {
 	}
 }
 
-// TestInStoreNoStore: without a store no option writes a file.
+// TestInStoreNoStore: without a store, or with a store that is a symbolic link, no option
+// writes a file.
 func TestInStoreNoStore(t *testing.T) {
 	if _, err := InStore("", t.TempDir(), "x.xml"); err == nil || !strings.Contains(err.Error(), "no results store") {
 		t.Errorf("InStore without a store: %v", err)
+	}
+	root := t.TempDir()
+	st := filepath.Join(root, ".interleave")
+	if err := os.Symlink(t.TempDir(), st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InStore(st, root, ".interleave/authorized_keys"); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("InStore with a store that is a symbolic link: %v", err)
 	}
 }

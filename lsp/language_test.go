@@ -41,10 +41,10 @@ func TestHover(t *testing.T) {
 	t.Logf("hover on c.n++:\n%s", h)
 	for _, want := range []string{
 		"**Data race** on `c.n` — seen in ",
-		"this access: **write** at [counter.go:19](" + string(uri.File(counter)) + "#L19) by G1, started at [counter_test.go:16](",
-		"the other access: **read** at [counter.go:19](",
+		"this access: **write** at [counter\\.go\\:19](" + string(uri.File(counter)) + "#L19) by G1, started at [counter\\_test\\.go\\:16](",
+		"the other access: **read** at [counter\\.go\\:19](",
 		"**G1** (write) stack:", "**G2** (read) stack:",
-		"- `races/racy/counter.(*Counter).Inc` [counter.go:19](",
+		"- `races/racy/counter.(*Counter).Inc` [counter\\.go\\:19](",
 		"`TestConcurrentInc`: ",
 		"[Replay in debugger](command:interleave.explore?", "[Explore again](command:interleave.explore?",
 	} {
@@ -64,8 +64,8 @@ func TestHover(t *testing.T) {
 	t.Logf("hover on the deadlock:\n%s", h)
 	for _, want := range []string{
 		"**deadlock** in `TestOppositeTransfers`", "all goroutines are blocked",
-		"**G1** blocked: lock at [bank.go:46](", "(started at [bank_test.go:16](",
-		"- `example.com/lockorder.TestOppositeTransfers` [bank_test.go:28](",
+		"**G1** blocked: lock at [bank\\.go\\:46](", "(started at [bank\\_test\\.go\\:16](",
+		"- `example.com/lockorder.TestOppositeTransfers` [bank\\_test\\.go\\:28](",
 		"[Replay in debugger](command:interleave.replay?",
 	} {
 		if !strings.Contains(h, want) {

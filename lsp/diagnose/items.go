@@ -112,7 +112,7 @@ func Build(snaps []*store.Snapshot, schedules func(path string) *schedule.File) 
 					Hash: d.Files[p.File], Severity: protocol.DiagnosticSeverityInformation,
 					Message: func(string) string { return msg },
 					Hover: func(string) string {
-						return "**Not instrumented** (package `" + d.Package + "`)\n\n" + p.Message +
+						return "**Not instrumented** (package " + mdCode(d.Package) + ")\n\n" + mdText(p.Message) +
 							"\n\nThe rewriter left this construct as it was: executions are not controlled (or observed by the race detector) here."
 					},
 				})

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { listSchedules, moduleRootOf } from './schedules/list';
 import { schedulePathOf } from './schedules/view';
 import { exploreOptions, ExploreOptions } from './debug/options';
+import { inertMessage } from './markdown';
 import { age } from './store/store';
 import { TimelinePanel } from './timeline/panel';
 import { requireTools } from './tools/tools';
@@ -116,7 +117,7 @@ export function registerCommands(context: vscode.ExtensionContext, version: stri
       return;
     }
     const del = 'Delete';
-    if ((await vscode.window.showWarningMessage(`Delete ${path.basename(schedule)}?`, { modal: true }, del)) === del) {
+    if ((await vscode.window.showWarningMessage(inertMessage(`Delete ${path.basename(schedule)}?`), { modal: true }, del)) === del) {
       await vscode.workspace.fs.delete(vscode.Uri.file(schedule));
       refresh();
     }
@@ -132,9 +133,9 @@ export function registerCommands(context: vscode.ExtensionContext, version: stri
       new Promise<void>((resolve) => {
         const child = cp.execFile(bin, ['minimize', schedule], { cwd: moduleRootOf(schedule), env: tools.env }, (err, stdout, stderr) => {
           if (err !== null) {
-            void vscode.window.showErrorMessage(`Interleave: minimize failed: ${stderr.trim() || err.message}`);
+            void vscode.window.showErrorMessage(inertMessage(`Interleave: minimize failed: ${stderr.trim() || err.message}`));
           } else {
-            void vscode.window.showInformationMessage(`Interleave: ${stdout.trim().split('\n').join(' · ')}`);
+            void vscode.window.showInformationMessage(inertMessage(`Interleave: ${stdout.trim().split('\n').join(' · ')}`));
           }
           refresh();
           resolve();

@@ -16,6 +16,10 @@ export async function startLanguageClient(tools: Tools, output: vscode.LogOutput
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'go' }],
     outputChannel: output,
+    // The hovers show what the results store holds, which a repository can craft: their
+    // Markdown is never trusted (its command: links do not run; the code actions offer the
+    // same commands) and its HTML is not rendered. The server escapes it too.
+    markdown: { isTrusted: false, supportHtml: false },
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/.interleave/**/*.json') },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { age, ScheduleSummary } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { listSchedules, moduleRootOf } from './list';
+import { scheduleTooltip } from './tooltip';
 
 type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { kind: 'schedule'; schedule: ScheduleSummary };
 
@@ -47,7 +48,12 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
     const s = node.schedule;
     const item = new vscode.TreeItem(`${s.test}: ${s.kind}`, vscode.TreeItemCollapsibleState.None);
     item.description = `${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.found ? ' (as found)' : ''} · ${age(s.time, Date.now())}`;
-    item.tooltip = new vscode.MarkdownString(`**${s.test}** — ${s.kind}\n\n${s.message}\n\n${s.steps} steps, ${s.preemptions} preemptions\n\n\`${s.path}\``);
+    // From the store: escaped (tooltip.ts), and never trusted: no command links, no HTML.
+    const tooltip = new vscode.MarkdownString(scheduleTooltip(s));
+    tooltip.isTrusted = false;
+    tooltip.supportHtml = false;
+    tooltip.supportThemeIcons = false;
+    item.tooltip = tooltip;
     item.contextValue = 'schedule';
     item.iconPath = new vscode.ThemeIcon(s.kind === 'pass' ? 'pass' : 'bug');
     item.resourceUri = vscode.Uri.file(s.path);

@@ -9,9 +9,10 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { inertMessage } from '../markdown';
 import { parsePosition } from '../store/store';
 import { moduleRootOf } from '../schedules/list';
-import { renderSVG, runSteps } from './render';
+import { renderSVG, timelineOf } from './render';
 
 /** The body of the adapter's interleaveStep event. */
 export interface StepEventBody {
@@ -71,12 +72,13 @@ export class TimelinePanel implements vscode.Disposable {
   /** Shows the timeline of the schedule file at schedulePath. */
   async show(schedulePath: string): Promise<void> {
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(schedulePath)));
-    const doc = JSON.parse(text) as { test?: { name?: string }; bug?: { kind?: string; step?: number } | null; steps?: unknown };
-    const steps = runSteps(doc.steps);
-    const title = `${doc.test?.name ?? 'schedule'}: ${steps.length} steps`;
-    const svg = renderSVG({ title, steps, bugStep: doc.bug?.step ?? 0, bugKind: doc.bug?.kind ?? '', current: this.currentFor(schedulePath) });
+    const t = timelineOf(JSON.parse(text), this.currentFor(schedulePath));
+    const svg = renderSVG(t);
     if (this.panel === undefined) {
-      this.panel = vscode.window.createWebviewPanel('interleave.timeline', 'Schedule Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true });
+      this.panel = vscode.window.createWebviewPanel('interleave.timeline', 'Schedule Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        // The page is built here (no local resources, no command links); its only script is
+        // the page's own, with a nonce (page below), never the schedule's text.
+        { enableScripts: true, enableCommandUris: false, localResourceRoots: [] });
       this.panel.onDidDispose(() => {
         this.panel = undefined;
         this.schedule = undefined;
@@ -84,7 +86,7 @@ export class TimelinePanel implements vscode.Disposable {
       this.panel.webview.onDidReceiveMessage((m: ClickMessage) => this.onClick(m));
     }
     this.schedule = schedulePath;
-    this.panel.title = `Timeline: ${doc.test?.name ?? path.basename(schedulePath)}`;
+    this.panel.title = `Timeline: ${t.test || path.basename(schedulePath)}`;
     this.panel.webview.html = page(svg, this.panel.webview.cspSource);
     this.panel.reveal(undefined, true);
   }
@@ -120,7 +122,7 @@ export class TimelinePanel implements vscode.Disposable {
       try {
         await s.session.customRequest('interleaveGotoStep', { step: m.step - 1 });
       } catch (err) {
-        void vscode.window.showWarningMessage(`Interleave: cannot go to step ${m.step}: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showWarningMessage(inertMessage(`Interleave: cannot go to step ${m.step}: ${err instanceof Error ? err.message : String(err)}`));
       }
       return;
     }

@@ -11,6 +11,8 @@ export interface Step {
 
 /** What the timeline shows. */
 export interface Timeline {
+  /** The test's name ("" or absent: unknown), and the title above the lanes. */
+  test?: string;
   title: string;
   steps: Step[];
   /** The step (1-based) of the bug, 0 for none; bugKind its kind. */
@@ -18,6 +20,26 @@ export interface Timeline {
   bugKind: string;
   /** The current step of a debug session (1-based), 0 for none. */
   current: number;
+}
+
+/**
+ * The timeline of a schedule file (its parsed JSON) at step current (0: none). The file comes
+ * from the store, which a repository can craft: a field of another type than the format's is
+ * taken as absent, and renderSVG escapes every string.
+ */
+export function timelineOf(doc: unknown, current: number): Timeline {
+  const d = (doc !== null && typeof doc === 'object' ? doc : {}) as { test?: unknown; bug?: unknown; steps?: unknown };
+  const field = (o: unknown, k: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined);
+  const test = typeof field(d.test, 'name') === 'string' ? (field(d.test, 'name') as string) : '';
+  const step = field(d.bug, 'step');
+  const kind = field(d.bug, 'kind');
+  const steps = runSteps(d.steps);
+  return {
+    test, title: `${test || 'schedule'}: ${steps.length} steps`, steps,
+    bugStep: typeof step === 'number' && Number.isInteger(step) && step > 0 ? step : 0,
+    bugKind: typeof kind === 'string' ? kind : '',
+    current,
+  };
 }
 
 /** Reads the run steps of a schedule file's "steps" (data choices are not steps). */
@@ -31,7 +53,7 @@ export function runSteps(steps: unknown): Step[] {
       continue;
     }
     const r = s as { g?: unknown; op?: unknown; pos?: unknown };
-    out.push({ g: typeof r.g === 'number' ? r.g : 0, op: typeof r.op === 'string' ? r.op : '', pos: typeof r.pos === 'string' ? r.pos : '' });
+    out.push({ g: typeof r.g === 'number' && Number.isInteger(r.g) ? r.g : 0, op: typeof r.op === 'string' ? r.op : '', pos: typeof r.pos === 'string' ? r.pos : '' });
   }
   return out;
 }
@@ -63,8 +85,9 @@ const colours: Record<string, string> = {
   go: '#6c8ebf', lock: '#d79b00', chan: '#82b366', atomic: '#9673a6', memory: '#b85450', time: '#10739e', other: '#888888',
 };
 
+/** s as the text or a quoted attribute value of the SVG (in an HTML page). */
 function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Renders the timeline. Each mark has data-step and data-pos for the panel's clicks. */

@@ -13,7 +13,7 @@ import { startLanguageClient } from './language/client';
 import { SchedulesView } from './schedules/view';
 import { TestingController } from './testing/controller';
 import { TimelinePanel } from './timeline/panel';
-import { resolveTools } from './tools/tools';
+import { currentToolSettings, resolveTools } from './tools/tools';
 
 let client: LanguageClient | undefined;
 
@@ -41,7 +41,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const startClient = async (): Promise<void> => {
     const tools = resolveTools();
-    output.info(`interleave: ${tools.interleave ?? 'not found'} (interleave.path ${JSON.stringify(vscode.workspace.getConfiguration('interleave').get('path'))}); go: ${tools.go ?? 'not found'}`);
+    const trust = vscode.workspace.isTrusted ? '' : '; Restricted Mode: settings from user and machine only, no test runs';
+    output.info(`interleave: ${tools.interleave ?? 'not found'} (interleave.path ${JSON.stringify(currentToolSettings().path)}); go: ${tools.go ?? 'not found'}${trust}`);
     if (tools.interleave === undefined) {
       output.warn('interleave was not found (interleave.path, PATH, GOBIN, GOPATH/bin): no language server; explore a test to be offered the install.');
       return;
@@ -61,6 +62,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (e.affectsConfiguration('interleave.path') || e.affectsConfiguration('interleave.goroot')) {
       await vscode.commands.executeCommand('interleave.restartServer');
     }
+  }));
+  // Trust granted: the workspace's settings now count, which may name another binary.
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+    await vscode.commands.executeCommand('interleave.restartServer');
   }));
   await startClient();
 }

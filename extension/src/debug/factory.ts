@@ -1,7 +1,7 @@
 // The debug adapter: interleave dap on stdin and stdout, in the environment that has Go.
 
 import * as vscode from 'vscode';
-import { requireTools } from '../tools/tools';
+import { requireTools, restrictedMessage } from '../tools/tools';
 
 export class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   constructor(private readonly version: string) {}
@@ -9,7 +9,7 @@ export class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   async createDebugAdapterDescriptor(): Promise<vscode.DebugAdapterDescriptor | undefined> {
     const tools = await requireTools(this.version);
     if (tools === undefined || tools.interleave === undefined) {
-      throw new Error('the interleave binary was not found (see the interleave.path setting)');
+      throw new Error(vscode.workspace.isTrusted ? 'the interleave binary was not found (see the interleave.path setting)' : restrictedMessage);
     }
     return new vscode.DebugAdapterExecutable(tools.interleave, ['dap'], { env: envRecord(tools.env) });
   }

@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, ServerOptions, Trace } from 'vscode-languageclient/node';
-import { Tools } from '../tools/tools';
+import { requireTrust, Tools } from '../tools/tools';
 
 /** Starts the client; the returned one is stopped on deactivation. */
 export async function startLanguageClient(tools: Tools, output: vscode.LogOutputChannel): Promise<LanguageClient | undefined> {
@@ -20,6 +20,16 @@ export async function startLanguageClient(tools: Tools, output: vscode.LogOutput
     // Markdown is never trusted (its command: links do not run; the code actions offer the
     // same commands) and its HTML is not rendered. The server escapes it too.
     markdown: { isTrusted: false, supportHtml: false },
+    middleware: {
+      // The server's commands (interleave.runTest) build and run the workspace's tests: not in
+      // Restricted Mode. The server itself only reads the store and the sources.
+      executeCommand: async (command, args, next) => {
+        if (!requireTrust()) {
+          return undefined;
+        }
+        return next(command, args);
+      },
+    },
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/.interleave/**/*.json') },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),

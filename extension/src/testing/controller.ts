@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { StoreWatcher } from '../store/watch';
-import { requireTools } from '../tools/tools';
+import { requireTools, restrictedMessage } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
 
 /** What a test item stands for. */
@@ -213,7 +213,7 @@ export class TestingController implements vscode.Disposable {
         continue;
       }
       if (tools?.interleave === undefined) {
-        run.errored(item, new vscode.TestMessage('The interleave binary was not found (interleave.path).'));
+        run.errored(item, new vscode.TestMessage(vscode.workspace.isTrusted ? 'The interleave binary was not found (interleave.path).' : restrictedMessage));
         continue;
       }
       run.started(item);

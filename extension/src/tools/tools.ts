@@ -1,11 +1,14 @@
-// The tools as the editor finds them: settings and the machine read through lookup.ts, and the
-// offer to install the interleave binary when it is missing.
+// The tools as the editor finds them: settings (settings.ts: in Restricted Mode only the user's
+// and the machine's) and the machine read through lookup.ts, and the offer to install the
+// interleave binary when it is missing. Nothing that runs the workspace's code (exploring,
+// replaying, minimizing, installing) runs in Restricted Mode: requireTools says so instead.
 
 import * as cp from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { findGo, findInterleave, Host, installArgs, toolEnv } from './lookup';
+import { toolSettings, ToolSettings } from './settings';
 
 /** The tools the extension runs, and the environment to run them in. */
 export interface Tools {
@@ -34,23 +37,53 @@ function machine(): Host {
   };
 }
 
+/** The settings the tools are found with, as the workspace's trust allows. */
+export function currentToolSettings(): ToolSettings {
+  return toolSettings(vscode.workspace.isTrusted, {
+    inspect: (section, key) => vscode.workspace.getConfiguration(section).inspect(key),
+    get: (section, key) => vscode.workspace.getConfiguration(section).get(key),
+  });
+}
+
 /** Finds the tools now (settings may change between calls). */
 export function resolveTools(): Tools {
   const host = machine();
-  const cfg = vscode.workspace.getConfiguration('interleave');
-  const goCfg = vscode.workspace.getConfiguration('go');
-  const alternate = goCfg.get<Record<string, string>>('alternateTools') ?? {};
-  const go = findGo({ goroot: cfg.get<string>('goroot') || goCfg.get<string>('goroot') || '', alternateGo: alternate.go ?? '' }, host);
+  const s = currentToolSettings();
+  const go = findGo({ goroot: s.goroot, alternateGo: s.alternateGo }, host);
   const env = toolEnv(go, host);
-  const interleave = findInterleave(cfg.get<string>('path') ?? '', { ...host, env });
+  const interleave = findInterleave(s.path, { ...host, env });
   return { interleave, go, env };
 }
 
+/** What a feature that runs the workspace's tests says in Restricted Mode. */
+export const restrictedMessage = 'Interleave builds and runs this workspace\'s tests only when the workspace is trusted (Restricted Mode shows the results store, nothing runs).';
+
 /**
- * The tools, with the interleave binary installed first if the user agrees; undefined when
- * there is none to run (the user was told why).
+ * Whether the workspace is trusted; if not, the user is told that what they asked runs only in
+ * a trusted workspace, with a button to manage its trust.
+ */
+export function requireTrust(): boolean {
+  if (vscode.workspace.isTrusted) {
+    return true;
+  }
+  const manage = 'Manage Workspace Trust';
+  void vscode.window.showWarningMessage(`Interleave: ${restrictedMessage}`, manage).then((choice) => {
+    if (choice === manage) {
+      void vscode.commands.executeCommand('workbench.trust.manage');
+    }
+  });
+  return false;
+}
+
+/**
+ * The tools to run the workspace's tests with, with the interleave binary installed first if
+ * the user agrees; undefined when there is none to run or the workspace is not trusted (the
+ * user was told why).
  */
 export async function requireTools(version: string): Promise<Tools | undefined> {
+  if (!requireTrust()) {
+    return undefined;
+  }
   const tools = resolveTools();
   if (tools.interleave !== undefined) {
     return tools;

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
 )
 
@@ -254,7 +255,7 @@ func saveRunJSON(path string, run *bench.Run) error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil

@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 )
 
 const junitTests = racyTest + `
@@ -52,23 +51,23 @@ func TestJUnit(t *testing.T) {
 		t.Skip("builds a test binary")
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": junitTests})
-	report := filepath.Join(t.TempDir(), "report.xml")
-	code, out, errOut := interleaveIn(t, dir, nil, "test", "-junit", report, "-origin", "editor-7", "-schedules", "500", "-minimize", "0", ".")
+	reportPath := filepath.Join(t.TempDir(), "report.xml")
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-junit", reportPath, "-origin", "editor-7", "-schedules", "500", "-minimize", "0", ".")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a bug)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	b, err := os.ReadFile(report)
+	b, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r junitSuites
+	var r report.JUnitSuites
 	if err := xml.Unmarshal(b, &r); err != nil {
 		t.Fatalf("the report is not XML: %v\n%s", err, b)
 	}
 	if r.Tests != 4 || r.Failures != 1 || r.Skipped != 1 || r.Errors != 0 || len(r.Suites) != 1 || r.Suites[0].Name != "example.com/m" {
 		t.Fatalf("report %+v: want one suite example.com/m with 4 tests, 1 failure, 1 skipped", r)
 	}
-	cases := map[string]junitCase{}
+	cases := map[string]report.JUnitCase{}
 	for _, c := range r.Suites[0].Cases {
 		cases[c.Name] = c
 		if c.Classname != "example.com/m" {
@@ -117,42 +116,5 @@ func TestJUnit(t *testing.T) {
 	code, out, errOut = interleaveIn(t, dir, nil, "test", "-junit", missing, "-run", "TestCorrect", "-schedules", "50", ".")
 	if code == 0 || !strings.Contains(errOut, "-junit "+missing) || !strings.Contains(out, "TestCorrect") {
 		t.Errorf("unwritable report: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-}
-
-// The report is well-formed XML whatever the messages hold, and a test that could not be
-// explored is an error.
-func TestJUnitReport(t *testing.T) {
-	f := &testFlags{strategy: "pct", params: map[string]string{"d": "3"}, seed: 7, schedules: 10, points: "racy"}
-	outcomes := []testOutcome{
-		{Package: "p", Test: "TestBroken", Err: "build failed: <&> \x00\x1b"},
-		{Package: "p", Test: "TestDeadlock", Result: &explore.Event{Elapsed: 1.5, Schedules: 3, Strategy: "pct", Report: "deadlock \x07 <here>",
-			Bug: &explore.EventBug{Kind: "deadlock", Message: "all goroutines are blocked", Position: "p.go:3:2", Schedule: "/s.json"}}},
-		{Package: "q", Test: "TestFine", Result: &explore.Event{Elapsed: 0.25, Schedules: 10, Interleavings: 4, Strategy: "pct", Notice: "goroutines went on"}},
-	}
-	r := junitReport(f, outcomes, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
-	path := filepath.Join(t.TempDir(), "r.xml")
-	if err := writeJUnit(path, r); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back junitSuites
-	if err := xml.Unmarshal(b, &back); err != nil {
-		t.Fatalf("not well-formed: %v\n%s", err, b)
-	}
-	if back.Tests != 3 || back.Errors != 1 || back.Failures != 1 || len(back.Suites) != 2 || back.Time != "1.750" {
-		t.Fatalf("report %+v", back)
-	}
-	if e := back.Suites[0].Cases[0].Error; e == nil || !strings.HasPrefix(e.Message, "build failed: <&>") {
-		t.Errorf("error %+v", e)
-	}
-	if c := back.Suites[1].Cases[0]; !strings.Contains(c.SystemOut, "notice: goroutines went on") || c.Time != "0.250" {
-		t.Errorf("TestFine %+v", c)
-	}
-	if p := back.Suites[0].Properties; p[len(p)-1].Name != "pct.d" || p[len(p)-1].Value != "3" {
-		t.Errorf("properties %+v", p)
 	}
 }

@@ -26,13 +26,16 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 )
 
-// errUsage reports bad command-line input; the command exits with status 2.
-var errUsage = errors.New("usage")
-
-// exitBug is returned by a command that found a bug: exit status 1.
-var errBug = errors.New("bug found")
+// The errors that decide the exit status, shared with the subcommands' packages (base).
+var (
+	errUsage = base.ErrUsage // bad command-line input: exit status 2
+	errBug   = base.ErrBug   // a bug found: exit status 1
+	errQuiet = base.ErrQuiet // a tool failure already reported: exit status 2
+)
 
 type command struct {
 	name, args, summary string
@@ -92,11 +95,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'interleave COMMAND -h' for a command's flags.\n")
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet { return base.NewFlagSet(name, stderr) }
 
 // stopContext returns a context canceled when the command is asked to stop — Ctrl-C, SIGTERM
 // (a CI runner's timeout, kill), SIGHUP (a closed terminal) — so that it stops its children

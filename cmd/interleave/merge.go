@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
@@ -50,7 +51,7 @@ type mergeStats struct {
 	tests, races, bugs, sharedRaces int
 	schedules, duplicates           int
 	runs                            int
-	summary                         *runSummary // the merged run, nil when no store has one
+	summary                         *report.Summary // the merged run, nil when no store has one
 }
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
@@ -110,22 +111,22 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if st.summary != nil {
 		// The reports of the merged run, as interleave test writes them for one run.
 		sum := st.summary
-		f := &testFlags{strategy: sum.Strategy, params: sum.Params, seed: sum.Seed, schedules: sum.Schedules, races: "report"}
+		f := &report.Config{Strategy: sum.Strategy, Params: sum.Params, Seed: sum.Seed, Schedules: sum.Schedules, Races: "report"}
 		failed := false
 		for _, o := range sum.Tests {
-			if o.Result != nil && f.points == "" {
-				f.points = o.Result.Points
+			if o.Result != nil && f.Points == "" {
+				f.Points = o.Result.Points
 			}
 			failed = failed || o.Err != "" || (o.Result != nil && o.Result.Bug != nil)
 		}
 		if *junitOut != "" {
-			if err := writeJUnit(*junitOut, junitReport(f, sum.Tests, started)); err != nil {
+			if err := report.WriteJUnit(*junitOut, report.JUnit(f, sum.Tests, started)); err != nil {
 				return fmt.Errorf("merged, but %w", err)
 			}
 		}
 		if *sarifOut != "" {
 			command := append([]string{"interleave", "merge"}, args0...)
-			if err := writeSARIF(*sarifOut, sarifReport(f, sum.Tests, root, command, !failed)); err != nil {
+			if err := report.WriteSARIF(*sarifOut, report.SARIF(f, sum.Tests, root, command, !failed)); err != nil {
 				return fmt.Errorf("merged, but %w", err)
 			}
 		}
@@ -291,7 +292,7 @@ func mergeStores(stores []string, root string, force bool) (*mergeStats, error) 
 		}
 		st.summary = sum
 		if len(runs) > 1 {
-			if _, err := sum.save(runsDir); err != nil {
+			if _, err := sum.Save(runsDir); err != nil {
 				return nil, err
 			}
 			st.runs = 1
@@ -341,7 +342,7 @@ func copyByContent(stores []string, sub, dst string, st *mergeStats) (map[copyKe
 				}
 				target = filepath.Join(dst, fmt.Sprintf("%s-%d.json", strings.TrimSuffix(name, ".json"), n))
 			}
-			if err := writeFileAtomic(target, b); err != nil {
+			if err := atomicfile.Write(target, b); err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
 			}
 			have[sum] = target
@@ -354,8 +355,8 @@ func copyByContent(stores []string, sub, dst string, st *mergeStats) (map[copyKe
 
 // latestRuns reads the latest run summary of each store, and checks that they are of one
 // exploration (strategy, parameters, budget, seed, tests selected).
-func latestRuns(stores []string, force bool) ([]*runSummary, []string) {
-	var runs []*runSummary
+func latestRuns(stores []string, force bool) ([]*report.Summary, []string) {
+	var runs []*report.Summary
 	var paths []string
 	var problems []string
 	for _, s := range stores {
@@ -370,9 +371,9 @@ func latestRuns(stores []string, force bool) ([]*runSummary, []string) {
 			problems = append(problems, err.Error())
 			continue
 		}
-		r := new(runSummary)
-		if err := json.Unmarshal(b, r); err != nil || r.Version != 1 {
-			problems = append(problems, fmt.Sprintf("run summary %s: not a run summary of version 1 (%v)", p, err))
+		r, err := report.DecodeSummary(b, p)
+		if err != nil {
+			problems = append(problems, err.Error())
 			continue
 		}
 		runs = append(runs, r)
@@ -399,14 +400,14 @@ func latestRuns(stores []string, force bool) ([]*runSummary, []string) {
 }
 
 // mergeRuns makes one summary of the latest runs of the stores: each test's results combined
-// as the results of one test's worker processes are (combineParts).
-func mergeRuns(runs []*runSummary) *runSummary {
+// as the results of one test's worker processes are (report.CombineParts).
+func mergeRuns(runs []*report.Summary) *report.Summary {
 	first := runs[0]
-	sum := &runSummary{Version: 1, Time: time.Now().UTC(), Origin: "merge", Packages: first.Packages, Run: first.Run,
+	sum := &report.Summary{Version: 1, Time: time.Now().UTC(), Origin: "merge", Packages: first.Packages, Run: first.Run,
 		Strategy: first.Strategy, Params: first.Params, Schedules: first.Schedules, Seed: first.Seed}
 	type key struct{ pkg, test string }
 	var order []key
-	byTest := map[key][]*partResult{}
+	byTest := map[key][]*report.Part{}
 	var parts []string
 	for _, r := range runs {
 		parts = append(parts, r.Part)
@@ -415,12 +416,12 @@ func mergeRuns(runs []*runSummary) *runSummary {
 			if _, ok := byTest[k]; !ok {
 				order = append(order, k)
 			}
-			pr := &partResult{event: o.Result}
+			pr := &report.Part{Event: o.Result}
 			if p, err := strategy.ParsePart(r.Part); err == nil {
-				pr.part = p
+				pr.Part = p
 			}
 			if o.Err != "" {
-				pr.err = errors.New(o.Err)
+				pr.Err = errors.New(o.Err)
 			}
 			byTest[k] = append(byTest[k], pr)
 		}
@@ -428,9 +429,9 @@ func mergeRuns(runs []*runSummary) *runSummary {
 	sum.Part = findings.UnionOfParts(parts)
 	for _, k := range order {
 		o := testOutcome{Package: k.pkg, Test: k.test}
-		var results []*partResult
+		var results []*report.Part
 		for _, pr := range byTest[k] {
-			if pr.event == nil && pr.err == nil {
+			if pr.Event == nil && pr.Err == nil {
 				continue
 			}
 			results = append(results, pr)
@@ -438,7 +439,7 @@ func mergeRuns(runs []*runSummary) *runSummary {
 		if len(results) == 0 {
 			continue
 		}
-		e, err := combineParts(results, false)
+		e, err := report.CombineParts(results, false)
 		if err != nil {
 			o.Err = err.Error()
 		} else {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.lsp.dev/uri"
 )
 
 // TestSARIF runs interleave test -sarif on a package with a bug and a race, validates the log
@@ -29,14 +31,14 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("version %q, %d runs", l.Version, len(l.Runs))
 	}
 	run := l.Runs[0]
-	if root := run.OriginalURIBaseIDs["%SRCROOT%"].URI; root != fileURI(dir)+"/" {
-		t.Errorf("%%SRCROOT%% is %q, want the module root %q", root, fileURI(dir)+"/")
+	if root := run.OriginalURIBaseIDs["%SRCROOT%"].URI; root != string(uri.File(dir))+"/" {
+		t.Errorf("%%SRCROOT%% is %q, want the module root %q", root, string(uri.File(dir))+"/")
 	}
 	rules := map[string]int{}
 	for i, r := range run.Tool.Driver.Rules {
 		rules[r.ID] = i
 	}
-	var bug, race *sarifResult
+	var bug, race *report.SARIFResult
 	for i := range run.Results {
 		r := &run.Results[i]
 		if i, ok := rules[r.RuleID]; !ok || i != r.RuleIndex {
@@ -69,7 +71,7 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("the race's code flows: %+v", race.CodeFlows)
 	}
 	for i, tf := range race.CodeFlows[0].ThreadFlows {
-		access := []sarifLocation{race.Locations[0], race.RelatedLocations[0]}[i]
+		access := []report.SARIFLocation{race.Locations[0], race.RelatedLocations[0]}[i]
 		if len(tf.Locations) < 2 {
 			t.Errorf("thread flow %s: %d locations, want the stack and the access", tf.ID, len(tf.Locations))
 			continue
@@ -82,7 +84,7 @@ func TestSARIF(t *testing.T) {
 }
 
 // readSARIF reads a SARIF log and validates it against the OASIS SARIF 2.1.0 schema.
-func readSARIF(t *testing.T, path string) *sarifLog {
+func readSARIF(t *testing.T, path string) *report.SARIFLog {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -100,7 +102,7 @@ func readSARIF(t *testing.T, path string) *sarifLog {
 	if err := schema.Validate(inst); err != nil {
 		t.Fatalf("%s does not validate against SARIF 2.1.0:\n%v\n%s", path, err, data)
 	}
-	var l sarifLog
+	var l report.SARIFLog
 	if err := json.Unmarshal(data, &l); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/instrument"
@@ -24,12 +25,7 @@ import (
 )
 
 // testOutcome is what one test's run came to.
-type testOutcome struct {
-	Package string
-	Test    string
-	Result  *explore.Event
-	Err     string
-}
+type testOutcome = report.Outcome
 
 func runTest(args []string, stdout, stderr io.Writer) error {
 	f, err := parseTestFlags(args)
@@ -140,7 +136,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		// Written whatever happened, with the outcomes gathered so far (an interrupted run
 		// reports the tests it explored). A report that cannot be written fails the run: a
 		// CI job would otherwise read an old one, or none.
-		if err := writeJUnit(f.junit, junitReport(f, outcomes, started)); err != nil {
+		if err := report.WriteJUnit(f.junit, report.JUnit(f.reportConfig(), outcomes, started)); err != nil {
 			out.warn("interleave: " + err.Error())
 			failures++
 		}
@@ -153,7 +149,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 				break
 			}
 		}
-		if err := writeSARIF(f.sarif, sarifReport(f, outcomes, root, append([]string{"interleave", "test"}, args...), failures == 0)); err != nil {
+		if err := report.WriteSARIF(f.sarif, report.SARIF(f.reportConfig(), outcomes, root, append([]string{"interleave", "test"}, args...), failures == 0)); err != nil {
 			out.warn("interleave: " + err.Error())
 			failures++
 		}
@@ -226,9 +222,6 @@ func moduleOf(wd string, patterns []string) (string, []string) {
 	}
 	return other, rel
 }
-
-// errQuiet is a tool failure already reported: exit status 2 without another message.
-var errQuiet = errors.New("quiet")
 
 // listTests returns the tests of the package that -run and -skip select: those the build
 // listed (instrument.Package.Tests), or those the binary lists now.
@@ -427,41 +420,12 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return "", fmt.Errorf("save run: %w", err)
 	}
-	doc := &runSummary{Version: 1, Time: time.Now().UTC(), Origin: f.origin, Packages: f.packages, Run: f.run,
+	doc := &report.Summary{Version: 1, Time: time.Now().UTC(), Origin: f.origin, Packages: f.packages, Run: f.run,
 		Strategy: f.strategy, Params: f.params, Schedules: f.schedules, Seed: f.seed, Tests: outcomes}
 	if f.shard.Count > 1 {
 		doc.Part = strategy.Part{Levels: []strategy.PartLevel{f.shard}}.String()
 	}
-	return doc.save(runs)
-}
-
-// runSummary is a run's summary in .interleave/runs (docs/results-store.md).
-type runSummary struct {
-	Version   int
-	Time      time.Time
-	Origin    string `json:",omitempty"`
-	Part      string `json:",omitempty"` // the shard explored (-shard), "" for all
-	Packages  []string
-	Run       string
-	Strategy  string
-	Params    map[string]string
-	Schedules int
-	Seed      uint64
-	Tests     []testOutcome
-}
-
-// save writes the summary into the runs directory, named by its time.
-func (doc *runSummary) save(runs string) (string, error) {
-	b, err := json.MarshalIndent(doc, "", "\t")
-	if err != nil {
-		return "", err
-	}
-	// Written whole or not at all: an editor watching the directory reads it when it appears.
-	path := filepath.Join(runs, doc.Time.Format("20060102T150405.000")+".json")
-	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
-		return "", fmt.Errorf("save run: %w", err)
-	}
-	return path, nil
+	return doc.Save(runs)
 }
 
 func indentLines(s, prefix string) string {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/strategy"
@@ -252,6 +253,11 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		f.packages = []string{"."}
 	}
 	return f, nil
+}
+
+// reportConfig is what the JUnit and SARIF reports say of how the run explored.
+func (f *testFlags) reportConfig() *report.Config {
+	return &report.Config{Strategy: f.strategy, Params: f.params, Seed: f.seed, Schedules: f.schedules, Points: f.points, Races: f.races}
 }
 
 var flag_ErrHelp = errors.New("help")

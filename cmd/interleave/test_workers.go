@@ -9,17 +9,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/interleave-dev/interleave/engine"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/instrument"
@@ -255,13 +253,11 @@ func (l *liveProgress) stop() {
 	l.out.status("")
 }
 
-// partResult is what one worker process of a test came to.
+// partResult is what one worker process of a test came to: what the reports combine, and
+// its output.
 type partResult struct {
-	part  strategy.Part
-	event *explore.Event
-	last  *explore.Event // its latest progress event
-	log   string
-	err   error
+	report.Part
+	log string
 	// lockstepErr is what broke the lockstep search with this worker's round.
 	lockstepErr error
 }
@@ -291,7 +287,7 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 	results := make([]*partResult, len(j.parts))
 	var wg sync.WaitGroup
 	for i, part := range j.parts {
-		r := &partResult{part: part}
+		r := &partResult{Part: report.Part{Part: part}}
 		results[i] = r
 		penv := append(slices.Clone(env), "INTERLEAVE_PART="+part.String())
 		if len(j.parts) > 1 {
@@ -305,45 +301,49 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.event, r.log, r.err = execTest(pctx, j.pkg, j.test, penv, func(e *explore.Event) {
+			r.Event, r.log, r.Err = execTest(pctx, j.pkg, j.test, penv, func(e *explore.Event) {
 				if e.Event == "lockstep" {
 					if err := hub.round(i, e.Lockstep); err != nil {
 						r.lockstepErr = err
 					}
 					return
 				}
-				r.last = e
+				r.Last = e
 				live.update(j.pkg.ImportPath, j.test, e)
 			}, extra...)
 			if hub != nil {
 				stopped := "canceled"
-				if r.event != nil {
-					stopped = r.event.Stopped
+				if r.Event != nil {
+					stopped = r.Event.Stopped
 				}
 				hub.end(stopped)
 			}
-			if r.event != nil && r.event.Bug != nil && !f.keepGoing {
+			if r.Event != nil && r.Event.Bug != nil && !f.keepGoing {
 				stopOthers()
 			}
 		}()
 	}
 	wg.Wait()
 	for _, r := range results {
-		if r.lockstepErr != nil && r.err == nil {
-			r.err = r.lockstepErr
+		if r.lockstepErr != nil && r.Err == nil {
+			r.Err = r.lockstepErr
 		}
 	}
 	var logs []string
 	for _, r := range results {
 		if strings.TrimSpace(r.log) != "" {
-			logs = append(logs, fmt.Sprintf("--- worker %s:\n%s", r.part, strings.TrimRight(r.log, "\n")))
+			logs = append(logs, fmt.Sprintf("--- worker %s:\n%s", r.Part.Part, strings.TrimRight(r.log, "\n")))
 		}
 	}
 	log := strings.Join(logs, "\n")
 	if len(j.parts) == 1 {
-		return results[0].event, log, results[0].err
+		return results[0].Event, log, results[0].Err
 	}
-	res, err := combineParts(results, ctx.Err() != nil)
+	parts := make([]*report.Part, len(results))
+	for i, r := range results {
+		parts[i] = &r.Part
+	}
+	res, err := report.CombineParts(parts, ctx.Err() != nil)
 	if err != nil {
 		return nil, log, err
 	}
@@ -353,201 +353,17 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 	return res, log, nil
 }
 
-// combineParts makes one result of the worker processes' results. A worker stopped because
-// another found the bug counts the schedules of its last progress report.
-func combineParts(results []*partResult, interrupted bool) (*explore.Event, error) {
-	var bugPart *partResult
-	var errs []string
-	for _, r := range results {
-		switch {
-		case r.event != nil && r.event.Bug != nil:
-			// The earliest bug: in a lockstep search (PERIOD) the parts number their
-			// executions as the whole run does, and its first bug is the whole run's.
-			if bugPart == nil || r.event.FirstBug < bugPart.event.FirstBug {
-				bugPart = r
-			}
-		case r.err != nil && (bugPart == nil || !interrupted):
-			errs = append(errs, fmt.Sprintf("worker %s: %v", r.part, r.err))
-		case r.event != nil && r.event.Error != "":
-			errs = append(errs, fmt.Sprintf("worker %s: %s", r.part, r.event.Error))
-		}
-	}
-	if bugPart == nil && len(errs) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	c := &explore.Event{Event: "result"}
-	if bugPart != nil {
-		b := *bugPart.event
-		c.Bug, c.Report, c.Trace, c.FirstBug, c.Error = b.Bug, b.Report, b.Trace, b.FirstBug, b.Error
-	}
-	var exhausted []string
-	allExhausted := true
-	var points []string // the racy points the first part with a result ended on
-	first, samePoints := true, true
-	fingerprints := map[uint64]bool{}
-	approximate := false // a worker stopped before its result: its interleavings are a count
-	var notices []string
-	for _, r := range results {
-		e := r.event
-		if e == nil {
-			// Stopped by the bug another worker found before it reported.
-			allExhausted = false
-			if r.last != nil {
-				c.Schedules += r.last.Schedules
-				c.Interleavings += r.last.Interleavings
-				approximate = true
-			}
-			continue
-		}
-		c.Test, c.Package, c.Strategy, c.Points = e.Test, e.Package, e.Strategy, e.Points
-		c.Schedules += e.Schedules
-		c.Buggy += e.Buggy
-		if e.Interleavings > len(e.Fingerprints) {
-			// More than the part listed (engine.MaxFingerprints): a count, not a set.
-			c.Interleavings += e.Interleavings
-			approximate = true
-		} else {
-			for _, fp := range e.Fingerprints {
-				fingerprints[fp] = true
-			}
-		}
-		c.Probes += e.Probes
-		c.Elapsed = max(c.Elapsed, e.Elapsed)
-		c.MaxGoroutines = max(c.MaxGoroutines, e.MaxGoroutines)
-		c.MaxSteps = max(c.MaxSteps, e.MaxSteps)
-		c.DetectionSchedules = max(c.DetectionSchedules, e.DetectionSchedules)
-		c.PeakMemory = max(c.PeakMemory, e.PeakMemory)
-		for _, l := range e.Limitations {
-			if !slices.ContainsFunc(c.Limitations, func(x engine.Limitation) bool { return x.Message == l.Message }) {
-				c.Limitations = append(c.Limitations, l)
-			}
-		}
-		for _, n := range strings.Split(e.Notice, "\n") {
-			if n != "" && !slices.Contains(notices, n) {
-				notices = append(notices, n)
-			}
-		}
-		if e.Stopped == "skipped" {
-			c.Stopped = "skipped"
-		}
-		if first {
-			points, first = e.RacyPoints, false
-		} else if !slices.Equal(points, e.RacyPoints) {
-			samePoints = false
-		}
-		if e.Stopped == "exhausted" {
-			exhausted = append(exhausted, e.Exhausted)
-		} else {
-			allExhausted = false
-		}
-	}
-	// The same interleaving reached by two workers is one; the union's fingerprints go on
-	// (to interleave merge) when they are the whole set.
-	if approximate {
-		c.Interleavings += len(fingerprints)
-	} else {
-		c.Interleavings = len(fingerprints)
-		c.Fingerprints = slices.Sorted(maps.Keys(fingerprints))
-	}
-	c.Notice = strings.Join(notices, "\n")
-	if bugPart != nil && c.Buggy > 1 {
-		// The report's count of buggy schedules is the test's, not its part's.
-		c.Report = buggyOf.ReplaceAllString(c.Report, fmt.Sprintf("${1} (%d buggy of %d)", c.Buggy, c.Schedules))
-	}
-	switch {
-	case c.Stopped == "skipped":
-	case bugPart != nil:
-		c.Stopped = "bug"
-	case allExhausted && !samePoints:
-		// A race first seen in some parts made new scheduling points there: the parts
-		// explored their shares of different trees, which do not add up to one.
-		c.Stopped, c.Exhausted = "exhausted", "each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: "+uniqueMessages(exhausted)
-	case allExhausted:
-		c.Stopped, c.Exhausted = "exhausted", combineExhausted(exhausted)
-	case interrupted:
-		c.Stopped = "canceled"
-	default:
-		c.Stopped = results[0].event.Stopped
-	}
-	return c, nil
-}
-
-// buggyOf is the first line of a bug's report (report.FormatFailure) up to its count of
-// buggy schedules.
-var buggyOf = regexp.MustCompile(`^(interleave: .* after \d+ schedule\(s\))( \(\d+ buggy of \d+\))?`)
-
-// partExhausted is a systematic strategy's exhaustion message for a part (Systematic.Exhausted).
-var partExhausted = regexp.MustCompile(`^all (\d+) schedules of part (\S+)( with ≤ (\d+) (\w+))? explored( \(the part's whole share of the schedule space\))?(.*)$`)
-
-// uniqueMessages joins msgs with "; ", each once, in the order first given.
-func uniqueMessages(msgs []string) string {
-	var uniq []string
-	for _, m := range msgs {
-		if !slices.Contains(uniq, m) {
-			uniq = append(uniq, m)
-		}
-	}
-	return strings.Join(uniq, "; ")
-}
-
-// combineExhausted says what the parts of one test covered, together: the systematic
-// strategies' counts summed, as the unpartitioned search would say them when the parts make
-// the whole; other messages as they are, each once.
-func combineExhausted(msgs []string) string {
-	total, bound := 0, -1
-	var unit, rest string
-	whole, pruned := true, false
-	var parts []string
-	for _, m := range msgs {
-		g := partExhausted.FindStringSubmatch(m)
-		if g == nil {
-			whole = false
-			break
-		}
-		n, _ := strconv.Atoi(g[1])
-		total += n
-		parts = append(parts, g[2])
-		if g[3] != "" {
-			b, _ := strconv.Atoi(g[4])
-			bound, unit = max(bound, b), g[5]
-			// Without "(… whole share …)" a maximum bound cut the space: the bound is
-			// that maximum, the same in every part.
-			pruned = pruned || g[6] == ""
-		}
-		rest = g[7]
-	}
-	if !whole {
-		return uniqueMessages(msgs)
-	}
-	of := ""
-	if u := findings.UnionOfParts(parts); u != "" {
-		of = " of part " + u
-	}
-	msg := fmt.Sprintf("all %d schedules%s", total, of)
-	switch {
-	case bound < 0:
-		msg += " explored"
-	case pruned:
-		msg += fmt.Sprintf(" with ≤ %d %s explored", bound, unit)
-	case of == "":
-		msg += fmt.Sprintf(" with ≤ %d %s explored (the whole schedule space)", bound, unit)
-	default:
-		msg += fmt.Sprintf(" with ≤ %d %s explored (the part's whole share of the schedule space)", bound, unit)
-	}
-	return msg + rest
-}
-
 // mergePartFindings merges the findings documents the test's workers wrote into the store,
 // and points the result at the merged document.
 func mergePartFindings(j *testJob, results []*partResult, res *explore.Event) error {
 	var docs []*findings.File
 	for _, r := range results {
-		if r.event == nil || r.event.Findings == "" {
+		if r.Event == nil || r.Event.Findings == "" {
 			continue
 		}
-		d, err := findings.Load(r.event.Findings)
+		d, err := findings.Load(r.Event.Findings)
 		if err != nil {
-			return fmt.Errorf("the findings of worker %s: %v", r.part, err)
+			return fmt.Errorf("the findings of worker %s: %v", r.Part.Part, err)
 		}
 		docs = append(docs, d)
 	}

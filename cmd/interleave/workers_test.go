@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
@@ -128,7 +128,7 @@ func TestShardsAndMerge(t *testing.T) {
 	}
 	// The reports are the merged run's: the bug, with its schedule in the merged store.
 	l := readSARIF(t, sarifPath)
-	var bugs []sarifResult
+	var bugs []report.SARIFResult
 	sarifRaces := 0
 	for _, r := range l.Runs[0].Results {
 		if r.RuleID != "data-race" {
@@ -379,35 +379,6 @@ func TestPartsGrowRacyPoints(t *testing.T) {
 		if e.Bug == nil || e.Bug.Kind != "panic" {
 			t.Errorf("-p %s: no panic in %d schedules, want ctrace-test's use after free", p, *e.Schedules)
 		}
-	}
-}
-
-// TestCombinePartsPoints: the parts' claims of exhaustion add up to one only when the parts
-// ended on the same racy points.
-func TestCombinePartsPoints(t *testing.T) {
-	part := func(i int, points ...string) *partResult {
-		return &partResult{part: strategy.Part{Levels: []strategy.PartLevel{{Index: i, Count: 2}}}, event: &explore.Event{
-			Event: "result", Test: "T", Schedules: 5, Stopped: "exhausted", Points: "racy", RacyPoints: points,
-			Exhausted: fmt.Sprintf("all 5 schedules of part %d/2 explored", i+1)}}
-	}
-	for _, tc := range []struct {
-		name    string
-		results []*partResult
-		want    string
-	}{
-		{"same points", []*partResult{part(0, "a.go:1"), part(1, "a.go:1")}, "all 10 schedules explored"},
-		{"points grew in one part", []*partResult{part(0, "a.go:1"), part(1, "a.go:1", "a.go:2")},
-			"each part explored its share, but races first seen while exploring made different scheduling points in different parts, so the shares are of different schedule spaces: all 5 schedules of part 1/2 explored; all 5 schedules of part 2/2 explored"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := combineParts(tc.results, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.Stopped != "exhausted" || c.Exhausted != tc.want {
-				t.Errorf("stopped %q, %q\nwant %q", c.Stopped, c.Exhausted, tc.want)
-			}
-		})
 	}
 }
 

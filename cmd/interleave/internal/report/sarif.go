@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
 	"github.com/interleave-dev/interleave/engine/findings"
 )
 
@@ -33,117 +34,117 @@ import (
 // Positions in the module are relative to the uriBaseId %SRCROOT% (the module root, given in
 // originalUriBaseIds); others are absolute file URIs.
 
-type sarifLog struct {
+type SARIFLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
+	Runs    []SARIFRun `json:"runs"`
 }
 
-type sarifRun struct {
-	Tool               sarifTool                      `json:"tool"`
-	Invocations        []sarifInvocation              `json:"invocations,omitempty"`
-	OriginalURIBaseIDs map[string]sarifArtifactLocURI `json:"originalUriBaseIds,omitempty"`
-	Results            []sarifResult                  `json:"results"`
+type SARIFRun struct {
+	Tool               SARIFTool                      `json:"tool"`
+	Invocations        []SARIFInvocation              `json:"invocations,omitempty"`
+	OriginalURIBaseIDs map[string]SARIFArtifactLocURI `json:"originalUriBaseIds,omitempty"`
+	Results            []SARIFResult                  `json:"results"`
 }
 
-type sarifArtifactLocURI struct {
+type SARIFArtifactLocURI struct {
 	URI string `json:"uri"`
 }
 
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
+type SARIFTool struct {
+	Driver SARIFDriver `json:"driver"`
 }
 
-type sarifDriver struct {
+type SARIFDriver struct {
 	Name           string      `json:"name"`
 	Version        string      `json:"version,omitempty"`
 	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Rules          []SARIFRule `json:"rules"`
 }
 
-type sarifRule struct {
+type SARIFRule struct {
 	ID                   string           `json:"id"`
-	ShortDescription     sarifMessage     `json:"shortDescription"`
-	FullDescription      sarifMessage     `json:"fullDescription"`
+	ShortDescription     SARIFMessage     `json:"shortDescription"`
+	FullDescription      SARIFMessage     `json:"fullDescription"`
 	HelpURI              string           `json:"helpUri,omitempty"`
-	DefaultConfiguration sarifRuleConfig  `json:"defaultConfiguration"`
-	Properties           *sarifProperties `json:"properties,omitempty"`
+	DefaultConfiguration SARIFRuleConfig  `json:"defaultConfiguration"`
+	Properties           *SARIFProperties `json:"properties,omitempty"`
 }
 
-type sarifRuleConfig struct {
+type SARIFRuleConfig struct {
 	Level string `json:"level"`
 }
 
-type sarifProperties map[string]any
+type SARIFProperties map[string]any
 
-type sarifInvocation struct {
+type SARIFInvocation struct {
 	ExecutionSuccessful bool   `json:"executionSuccessful"`
 	CommandLine         string `json:"commandLine,omitempty"`
 }
 
-type sarifMessage struct {
+type SARIFMessage struct {
 	Text string `json:"text"`
 }
 
-type sarifResult struct {
+type SARIFResult struct {
 	RuleID              string            `json:"ruleId"`
 	RuleIndex           int               `json:"ruleIndex"`
 	Level               string            `json:"level"`
-	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
-	CodeFlows           []sarifCodeFlow   `json:"codeFlows,omitempty"`
-	Attachments         []sarifAttachment `json:"attachments,omitempty"`
+	Message             SARIFMessage      `json:"message"`
+	Locations           []SARIFLocation   `json:"locations"`
+	RelatedLocations    []SARIFLocation   `json:"relatedLocations,omitempty"`
+	CodeFlows           []SARIFCodeFlow   `json:"codeFlows,omitempty"`
+	Attachments         []SARIFAttachment `json:"attachments,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
-	Properties          sarifProperties   `json:"properties,omitempty"`
+	Properties          SARIFProperties   `json:"properties,omitempty"`
 }
 
-type sarifLocation struct {
+type SARIFLocation struct {
 	ID               *int                   `json:"id,omitempty"`
-	PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
-	Message          *sarifMessage          `json:"message,omitempty"`
-	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+	PhysicalLocation SARIFPhysicalLocation  `json:"physicalLocation"`
+	Message          *SARIFMessage          `json:"message,omitempty"`
+	LogicalLocations []SARIFLogicalLocation `json:"logicalLocations,omitempty"`
 }
 
-type sarifLogicalLocation struct {
+type SARIFLogicalLocation struct {
 	FullyQualifiedName string `json:"fullyQualifiedName"`
 	Kind               string `json:"kind,omitempty"`
 }
 
-type sarifPhysicalLocation struct {
-	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
-	Region           *sarifRegion          `json:"region,omitempty"`
+type SARIFPhysicalLocation struct {
+	ArtifactLocation SARIFArtifactLocation `json:"artifactLocation"`
+	Region           *SARIFRegion          `json:"region,omitempty"`
 }
 
-type sarifArtifactLocation struct {
+type SARIFArtifactLocation struct {
 	URI       string `json:"uri"`
 	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
-type sarifRegion struct {
+type SARIFRegion struct {
 	StartLine   int `json:"startLine"`
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
-type sarifCodeFlow struct {
-	Message     *sarifMessage     `json:"message,omitempty"`
-	ThreadFlows []sarifThreadFlow `json:"threadFlows"`
+type SARIFCodeFlow struct {
+	Message     *SARIFMessage     `json:"message,omitempty"`
+	ThreadFlows []SARIFThreadFlow `json:"threadFlows"`
 }
 
-type sarifThreadFlow struct {
+type SARIFThreadFlow struct {
 	ID        string                    `json:"id,omitempty"`
-	Message   *sarifMessage             `json:"message,omitempty"`
-	Locations []sarifThreadFlowLocation `json:"locations"`
+	Message   *SARIFMessage             `json:"message,omitempty"`
+	Locations []SARIFThreadFlowLocation `json:"locations"`
 }
 
-type sarifThreadFlowLocation struct {
-	Location     sarifLocation `json:"location"`
+type SARIFThreadFlowLocation struct {
+	Location     SARIFLocation `json:"location"`
 	NestingLevel int           `json:"nestingLevel"`
 }
 
-type sarifAttachment struct {
-	Description      sarifMessage          `json:"description"`
-	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+type SARIFAttachment struct {
+	Description      SARIFMessage          `json:"description"`
+	ArtifactLocation SARIFArtifactLocation `json:"artifactLocation"`
 }
 
 // sarifRuleKind describes one kind of finding: its rule id, descriptions and level.
@@ -160,18 +161,18 @@ var sarifRules = []sarifRuleKind{
 	{"race", "Data race (as a failure)", "A data race made the schedule fail (-races=fail); the schedule file replays it.", "error"},
 }
 
-// sarifReport makes the SARIF log of a run's outcomes; root is the module root (%SRCROOT%).
+// SARIF makes the SARIF log of a run's outcomes; root is the module root (%SRCROOT%).
 //
 // command is the command line that made the outcomes (interleave test …, interleave merge …).
-func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []string, success bool) *sarifLog {
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{Name: "interleave", Version: toolVersion(),
+func SARIF(cfg *Config, outcomes []Outcome, root string, command []string, success bool) *SARIFLog {
+	run := SARIFRun{
+		Tool: SARIFTool{Driver: SARIFDriver{Name: "interleave", Version: toolVersion(),
 			InformationURI: "https://github.com/interleave-dev/interleave"}},
-		Invocations: []sarifInvocation{{ExecutionSuccessful: success, CommandLine: strings.Join(command, " ")}},
-		Results:     []sarifResult{},
+		Invocations: []SARIFInvocation{{ExecutionSuccessful: success, CommandLine: strings.Join(command, " ")}},
+		Results:     []SARIFResult{},
 	}
 	if root != "" {
-		run.OriginalURIBaseIDs = map[string]sarifArtifactLocURI{"%SRCROOT%": {URI: fileURI(root) + "/"}}
+		run.OriginalURIBaseIDs = map[string]SARIFArtifactLocURI{"%SRCROOT%": {URI: fileURI(root) + "/"}}
 	}
 	// rule returns the index of rule id in the run, adding the rule when it is first used.
 	ruleIndex := map[string]int{}
@@ -179,11 +180,11 @@ func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []st
 		if i, ok := ruleIndex[id]; ok {
 			return i
 		}
-		r := sarifRule{ID: id, ShortDescription: sarifMessage{id},
-			FullDescription: sarifMessage{"A bug of kind " + id + " interleave found."}, DefaultConfiguration: sarifRuleConfig{Level: "error"}}
+		r := SARIFRule{ID: id, ShortDescription: SARIFMessage{id},
+			FullDescription: SARIFMessage{"A bug of kind " + id + " interleave found."}, DefaultConfiguration: SARIFRuleConfig{Level: "error"}}
 		if i := slices.IndexFunc(sarifRules, func(k sarifRuleKind) bool { return k.id == id }); i >= 0 {
 			k := sarifRules[i]
-			r.ShortDescription, r.FullDescription, r.DefaultConfiguration.Level = sarifMessage{k.short}, sarifMessage{k.full}, k.level
+			r.ShortDescription, r.FullDescription, r.DefaultConfiguration.Level = SARIFMessage{k.short}, SARIFMessage{k.full}, k.level
 			r.HelpURI = "https://github.com/interleave-dev/interleave#interleave-test"
 			if id == "data-race" {
 				r.HelpURI = "https://github.com/interleave-dev/interleave#data-races"
@@ -194,7 +195,7 @@ func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []st
 		return ruleIndex[id]
 	}
 	raceLevel := "warning"
-	if f.races == "fail" {
+	if cfg.Races == "fail" {
 		raceLevel = "error"
 	}
 	for _, o := range outcomes {
@@ -203,12 +204,12 @@ func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []st
 			continue
 		}
 		if b := e.Bug; b != nil {
-			r := sarifResult{RuleID: b.Kind, RuleIndex: rule(b.Kind), Level: "error",
-				Message:    sarifMessage{fmt.Sprintf("%s in %s (%s): %s", b.Kind, o.Test, o.Package, firstLine(b.Message))},
-				Locations:  []sarifLocation{sarifLoc(root, b.Position, "")},
-				Properties: sarifProperties{"test": o.Test, "package": o.Package, "schedules": e.Schedules, "preemptions": b.Preemptions}}
+			r := SARIFResult{RuleID: b.Kind, RuleIndex: rule(b.Kind), Level: "error",
+				Message:    SARIFMessage{fmt.Sprintf("%s in %s (%s): %s", b.Kind, o.Test, o.Package, firstLine(b.Message))},
+				Locations:  []SARIFLocation{sarifLoc(root, b.Position, "")},
+				Properties: SARIFProperties{"test": o.Test, "package": o.Package, "schedules": e.Schedules, "preemptions": b.Preemptions}}
 			if b.Schedule != "" {
-				r.Attachments = []sarifAttachment{{Description: sarifMessage{"the schedule; replay it with: interleave replay " + b.Schedule},
+				r.Attachments = []SARIFAttachment{{Description: SARIFMessage{"the schedule; replay it with: interleave replay " + b.Schedule},
 					ArtifactLocation: sarifArtifact(root, b.Schedule)}}
 			}
 			run.Results = append(run.Results, r)
@@ -228,66 +229,66 @@ func sarifReport(f *testFlags, outcomes []testOutcome, root string, command []st
 			b := sarifLoc(root, rc.B.Pos, fmt.Sprintf("%s by G%d", rc.B.Op, rc.B.Goroutine))
 			a.ID, b.ID = &one, &two
 			sum := sha256.Sum256([]byte(rc.Key()))
-			run.Results = append(run.Results, sarifResult{RuleID: "data-race", RuleIndex: rule("data-race"), Level: raceLevel,
-				Message: sarifMessage{fmt.Sprintf("data race in %s (%s): %s at %s (G%d) and [%s at %s](2) (G%d), seen in %d schedule(s)",
+			run.Results = append(run.Results, SARIFResult{RuleID: "data-race", RuleIndex: rule("data-race"), Level: raceLevel,
+				Message: SARIFMessage{fmt.Sprintf("data race in %s (%s): %s at %s (G%d) and [%s at %s](2) (G%d), seen in %d schedule(s)",
 					o.Test, o.Package, rc.A.Op, rc.A.Pos, rc.A.Goroutine, rc.B.Op, rc.B.Pos, rc.B.Goroutine, rc.Schedules)},
-				Locations:           []sarifLocation{a},
-				RelatedLocations:    []sarifLocation{b},
-				CodeFlows:           []sarifCodeFlow{{ThreadFlows: []sarifThreadFlow{threadFlow(root, rc.A), threadFlow(root, rc.B)}}},
+				Locations:           []SARIFLocation{a},
+				RelatedLocations:    []SARIFLocation{b},
+				CodeFlows:           []SARIFCodeFlow{{ThreadFlows: []SARIFThreadFlow{threadFlow(root, rc.A), threadFlow(root, rc.B)}}},
 				PartialFingerprints: map[string]string{"interleave/racePair/v1": hex.EncodeToString(sum[:16])},
-				Properties:          sarifProperties{"test": o.Test, "package": o.Package, "schedules": rc.Schedules, "firstSchedule": rc.FirstSchedule}})
+				Properties:          SARIFProperties{"test": o.Test, "package": o.Package, "schedules": rc.Schedules, "firstSchedule": rc.FirstSchedule}})
 		}
 	}
 	if run.Tool.Driver.Rules == nil {
-		run.Tool.Driver.Rules = []sarifRule{}
+		run.Tool.Driver.Rules = []SARIFRule{}
 	}
-	return &sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
+	return &SARIFLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []SARIFRun{run}}
 }
 
 // threadFlow is one goroutine's side of a race: its stack at the access, outermost frame
 // first, ending at the access.
-func threadFlow(root string, a findings.Access) sarifThreadFlow {
-	tf := sarifThreadFlow{ID: "G" + strconv.Itoa(a.Goroutine), Message: &sarifMessage{fmt.Sprintf("G%d %s", a.Goroutine, a.Op)}}
+func threadFlow(root string, a findings.Access) SARIFThreadFlow {
+	tf := SARIFThreadFlow{ID: "G" + strconv.Itoa(a.Goroutine), Message: &SARIFMessage{fmt.Sprintf("G%d %s", a.Goroutine, a.Op)}}
 	if a.Created != "" {
 		tf.Message.Text += ", started at " + a.Created
 	}
 	for i := len(a.Stack) - 1; i >= 0; i-- {
 		fr := a.Stack[i]
-		loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: sarifArtifact(root, fr.File), Region: &sarifRegion{StartLine: max(fr.Line, 1)}},
-			LogicalLocations: []sarifLogicalLocation{{FullyQualifiedName: fr.Func, Kind: "function"}}}
-		tf.Locations = append(tf.Locations, sarifThreadFlowLocation{Location: loc, NestingLevel: len(a.Stack) - 1 - i})
+		loc := SARIFLocation{PhysicalLocation: SARIFPhysicalLocation{ArtifactLocation: sarifArtifact(root, fr.File), Region: &SARIFRegion{StartLine: max(fr.Line, 1)}},
+			LogicalLocations: []SARIFLogicalLocation{{FullyQualifiedName: fr.Func, Kind: "function"}}}
+		tf.Locations = append(tf.Locations, SARIFThreadFlowLocation{Location: loc, NestingLevel: len(a.Stack) - 1 - i})
 	}
 	// The access itself ends the flow (the innermost frame names its line, the access its
 	// column too).
 	last := sarifLoc(root, a.Pos, fmt.Sprintf("%s by G%d", a.Op, a.Goroutine))
-	tf.Locations = append(tf.Locations, sarifThreadFlowLocation{Location: last, NestingLevel: len(a.Stack)})
+	tf.Locations = append(tf.Locations, SARIFThreadFlowLocation{Location: last, NestingLevel: len(a.Stack)})
 	return tf
 }
 
 // sarifLoc is the location of a "file:line[:col]" position, file relative to the module root
 // or absolute.
-func sarifLoc(root, pos, msg string) sarifLocation {
+func sarifLoc(root, pos, msg string) SARIFLocation {
 	file, line, col, _ := findings.ParsePos(pos)
-	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: sarifArtifact(root, file), Region: &sarifRegion{StartLine: max(line, 1)}}}
+	loc := SARIFLocation{PhysicalLocation: SARIFPhysicalLocation{ArtifactLocation: sarifArtifact(root, file), Region: &SARIFRegion{StartLine: max(line, 1)}}}
 	if col > 0 {
 		loc.PhysicalLocation.Region.StartColumn = col
 	}
 	if msg != "" {
-		loc.Message = &sarifMessage{msg}
+		loc.Message = &SARIFMessage{msg}
 	}
 	return loc
 }
 
 // sarifArtifact names a file: relative to %SRCROOT% when it is in the module, else by its
 // absolute file URI.
-func sarifArtifact(root, file string) sarifArtifactLocation {
+func sarifArtifact(root, file string) SARIFArtifactLocation {
 	if filepath.IsAbs(file) {
 		if rel, err := filepath.Rel(root, file); root != "" && err == nil && !strings.HasPrefix(rel, "..") {
-			return sarifArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(rel)}).String(), URIBaseID: "%SRCROOT%"}
+			return SARIFArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(rel)}).String(), URIBaseID: "%SRCROOT%"}
 		}
-		return sarifArtifactLocation{URI: fileURI(file)}
+		return SARIFArtifactLocation{URI: fileURI(file)}
 	}
-	return sarifArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(file)}).String(), URIBaseID: "%SRCROOT%"}
+	return SARIFArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(file)}).String(), URIBaseID: "%SRCROOT%"}
 }
 
 // fileURI is the file URI of an absolute path.
@@ -312,14 +313,20 @@ func toolVersion() string {
 	return "0.0.0-devel"
 }
 
-// writeSARIF writes the log to path whole.
-func writeSARIF(path string, l *sarifLog) error {
+// WriteSARIF writes the log to path whole.
+func WriteSARIF(path string, l *SARIFLog) error {
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(path, append(b, '\n'))
+		err = atomicfile.Write(path, append(b, '\n'))
 	}
 	if err != nil {
 		return fmt.Errorf("-sarif %s: %w", path, err)
 	}
 	return nil
+}
+
+// firstLine is the first line of s, without the spaces around it.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/xml"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
 )
 
 // The JUnit XML report of interleave test -junit, for CI systems that show test results from
@@ -19,7 +21,7 @@ import (
 // format is the one JUnit's Ant task writes and CI systems read (testsuites/testsuite/testcase
 // with failure, error, skipped, system-out).
 
-type junitSuites struct {
+type JUnitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
@@ -27,10 +29,10 @@ type junitSuites struct {
 	Errors   int          `xml:"errors,attr"`
 	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	Suites   []JUnitSuite `xml:"testsuite"`
 }
 
-type junitSuite struct {
+type JUnitSuite struct {
 	Name       string          `xml:"name,attr"`
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
@@ -38,39 +40,39 @@ type junitSuite struct {
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
 	Timestamp  string          `xml:"timestamp,attr"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
+	Properties []JUnitProperty `xml:"properties>property"`
+	Cases      []JUnitCase     `xml:"testcase"`
 }
 
-type junitProperty struct {
+type JUnitProperty struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
 }
 
-type junitCase struct {
+type JUnitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure"`
-	Error     *junitProblem `xml:"error"`
-	Skipped   *junitProblem `xml:"skipped"`
+	Failure   *JUnitProblem `xml:"failure"`
+	Error     *JUnitProblem `xml:"error"`
+	Skipped   *JUnitProblem `xml:"skipped"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
-type junitProblem struct {
+type JUnitProblem struct {
 	Message string `xml:"message,attr,omitempty"`
 	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",chardata"`
 }
 
-// junitReport turns the outcomes of a run into the report.
-func junitReport(f *testFlags, outcomes []testOutcome, started time.Time) *junitSuites {
+// JUnit turns the outcomes of a run into the report.
+func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 	seconds := func(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
-	props := []junitProperty{{"strategy", f.strategy}, {"seed", strconv.FormatUint(f.seed, 10)}, {"schedules", strconv.Itoa(f.schedules)}, {"points", f.points}}
-	for _, k := range slices.Sorted(maps.Keys(f.params)) {
-		props = append(props, junitProperty{f.strategy + "." + k, f.params[k]})
+	props := []JUnitProperty{{"strategy", cfg.Strategy}, {"seed", strconv.FormatUint(cfg.Seed, 10)}, {"schedules", strconv.Itoa(cfg.Schedules)}, {"points", cfg.Points}}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Params)) {
+		props = append(props, JUnitProperty{cfg.Strategy + "." + k, cfg.Params[k]})
 	}
-	r := &junitSuites{Name: "interleave test"}
+	r := &JUnitSuites{Name: "interleave test"}
 	index := map[string]int{}
 	var total float64
 	for _, o := range outcomes {
@@ -78,25 +80,25 @@ func junitReport(f *testFlags, outcomes []testOutcome, started time.Time) *junit
 		if !ok {
 			i = len(r.Suites)
 			index[o.Package] = i
-			r.Suites = append(r.Suites, junitSuite{Name: o.Package, Timestamp: started.UTC().Format(time.RFC3339), Properties: props})
+			r.Suites = append(r.Suites, JUnitSuite{Name: o.Package, Timestamp: started.UTC().Format(time.RFC3339), Properties: props})
 		}
 		s := &r.Suites[i]
-		c := junitCase{Name: o.Test, Classname: o.Package, Time: seconds(0)}
+		c := JUnitCase{Name: o.Test, Classname: o.Package, Time: seconds(0)}
 		e := o.Result
 		switch {
 		case o.Err != "":
-			c.Error = &junitProblem{Message: o.Err, Type: "interleave"}
+			c.Error = &JUnitProblem{Message: o.Err, Type: "interleave"}
 			s.Errors++
 		case e == nil:
-			c.Error = &junitProblem{Message: "no result", Type: "interleave"}
+			c.Error = &JUnitProblem{Message: "no result", Type: "interleave"}
 			s.Errors++
 		case e.Bug != nil:
-			c.Failure = &junitProblem{Message: fmt.Sprintf("%s at %s: %s", e.Bug.Kind, e.Bug.Position, e.Bug.Message), Type: e.Bug.Kind,
+			c.Failure = &JUnitProblem{Message: fmt.Sprintf("%s at %s: %s", e.Bug.Kind, e.Bug.Position, e.Bug.Message), Type: e.Bug.Kind,
 				Text: strings.TrimRight(e.Report, "\n") + fmt.Sprintf("\n\nfound after %d schedule(s) by %s\nschedule: %s\nreplay:   interleave replay %s\n",
 					e.Schedules, e.Strategy, e.Bug.Schedule, e.Bug.Schedule)}
 			s.Failures++
 		case e.Stopped == "skipped":
-			c.Skipped = &junitProblem{Message: "the test skipped itself"}
+			c.Skipped = &JUnitProblem{Message: "the test skipped itself"}
 			s.Skipped++
 		}
 		if e != nil {
@@ -138,11 +140,11 @@ func junitReport(f *testFlags, outcomes []testOutcome, started time.Time) *junit
 	return r
 }
 
-// writeJUnit writes the report to path whole, so that a reader never sees half a report.
-func writeJUnit(path string, r *junitSuites) error {
+// WriteJUnit writes the report to path whole, so that a reader never sees half a report.
+func WriteJUnit(path string, r *JUnitSuites) error {
 	b, err := xml.MarshalIndent(r, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+		err = atomicfile.Write(path, append([]byte(xml.Header), append(b, '\n')...))
 	}
 	if err != nil {
 		return fmt.Errorf("-junit %s: %w", path, err)

@@ -28,6 +28,7 @@ import (
 	"syscall"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
 )
 
 // The errors that decide the exit status, shared with the subcommands' packages (base).
@@ -47,6 +48,10 @@ var commands = []command{
 	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
 	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
 	{"minimize", "[flags] FILE", "shrink a schedule to the fewest preemptions that keep its bug", runMinimize},
+}
+
+func init() {
+	commands = append(commands, command{"merge", merge.Args, merge.Summary, merge.Run})
 }
 
 func main() {

@@ -1,4 +1,6 @@
-package main
+// Package merge is interleave merge: it combines the results stores of the shards of one
+// interleave test -shard run, of CI jobs or of machines into one store.
+package merge
 
 import (
 	"crypto/sha256"
@@ -13,15 +15,18 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
 
-func init() {
-	commands = append(commands, command{"merge", "[-o dir] [-force] [-sarif file] [-junit file] store...", "merge the results stores of shards or CI jobs into one", runMerge})
-}
+// Args and Summary are the command's arguments and what it does, for interleave's usage.
+const (
+	Args    = "[-o dir] [-force] [-sarif file] [-junit file] store..."
+	Summary = "merge the results stores of shards or CI jobs into one"
+)
 
 const mergeUsage = `usage: interleave merge [-o dir] [-force] [-sarif file] [-junit file] store...
 
@@ -54,8 +59,9 @@ type mergeStats struct {
 	summary                         *report.Summary // the merged run, nil when no store has one
 }
 
-func runMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", stderr)
+// Run runs interleave merge with the command-line arguments args.
+func Run(args []string, stdout, stderr io.Writer) error {
+	fs := base.NewFlagSet("merge", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
 	outDir := fs.String("o", "", "the module `dir`ectory whose store receives the merge (default: the current directory's module)")
 	force := fs.Bool("force", false, "merge stores of runs that explored differently")
@@ -74,7 +80,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if len(inputs) == 0 {
-		return fmt.Errorf("%w: no store to merge", errUsage)
+		return fmt.Errorf("%w: no store to merge", base.ErrUsage)
 	}
 	root := *outDir
 	if root == "" {
@@ -428,7 +434,7 @@ func mergeRuns(runs []*report.Summary) *report.Summary {
 	}
 	sum.Part = findings.UnionOfParts(parts)
 	for _, k := range order {
-		o := testOutcome{Package: k.pkg, Test: k.test}
+		o := report.Outcome{Package: k.pkg, Test: k.test}
 		var results []*report.Part
 		for _, pr := range byTest[k] {
 			if pr.Event == nil && pr.Err == nil {

@@ -3,18 +3,15 @@
 package merge
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/findings"
@@ -38,7 +35,19 @@ races then read. Each store is a .interleave directory, or a directory that has 
 For each test, the findings documents are merged: schedules explored summed, data races
 deduplicated by their pair of source locations with the schedules that showed them added,
 bugs kept. Schedule files are copied, once per content. The latest run summary of each store
-is merged into one summary (its tests' counts summed); the others are copied as they are.
+is merged into one summary (its tests' counts summed); the others are copied, their paths
+made the merged store's. A store given twice — by two paths, through a link, or two stores
+with the same content — is merged once, and so is a document found in two stores.
+
+A store comes from another machine, and is trusted for nothing: every document of it is read
+and checked before anything is written — each .json file of findings/, runs/ and schedules/
+must be a regular file (not a symbolic link, a device, a FIFO or a directory) that decodes as
+what its directory holds, and every schedule a bug names must be one of its own store's
+schedule files (it is then named by its copy; a path elsewhere, such as /etc/passwd, is not
+kept). A store that fails any check is refused, with the path of every file that failed, and
+nothing is written: a merge never leaves out part of a shard's results silently. The merged
+documents are written into a temporary directory beside the destination store (.interleave.merge-*)
+and renamed into it at the end, so that a merge that fails leaves the destination as it was.
 
 -sarif and -junit write the merged run's results as interleave test -sarif and -junit
 do (for a CI job that reports the shards as one run): its bugs, with the copied schedule
@@ -98,15 +107,36 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var stores []string
+	var dirs []string
 	for _, in := range inputs {
 		s, err := storeDir(in)
 		if err != nil {
 			return err
 		}
-		stores = append(stores, s)
+		dirs = append(dirs, s)
 	}
-	if (*sarifOut != "" || *junitOut != "") && !slices.ContainsFunc(stores, hasRuns) {
+	// Every document of every store is read and checked before anything is written.
+	var stores []*input
+	var problems []string
+	seen := map[[32]byte]string{}
+	for _, d := range dirs {
+		in, p := readStore(d)
+		problems = append(problems, p...)
+		if in == nil {
+			continue
+		}
+		if first, ok := seen[in.hash]; ok {
+			// The same store twice — by two paths, through a link, or copied: merged once.
+			fmt.Fprintf(stderr, "interleave merge: %s has the same content as %s: merged once\n", d, first)
+			continue
+		}
+		seen[in.hash] = d
+		stores = append(stores, in)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("nothing was merged:\n\t%s", strings.Join(problems, "\n\t"))
+	}
+	if (*sarifOut != "" || *junitOut != "") && !slices.ContainsFunc(stores, func(in *input) bool { return len(in.runs) > 0 }) {
 		return fmt.Errorf("-sarif and -junit report the merged run, and none of the stores has a run summary (runs/): nothing was merged")
 	}
 	started := time.Now()
@@ -142,14 +172,9 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// hasRuns says whether the store has a run summary.
-func hasRuns(store string) bool {
-	all, _ := filepath.Glob(filepath.Join(store, "runs", "*.json"))
-	return len(all) > 0
-}
-
 // storeDir finds the results store of a command-line argument: a .interleave directory (one
-// with findings/, schedules/ or runs/), or a directory that has one.
+// with findings/, schedules/ or runs/), or a directory that has one. The argument may be a
+// symbolic link, as the user gave it; what is inside it is not followed (readStore).
 func storeDir(arg string) (string, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
@@ -158,9 +183,15 @@ func storeDir(arg string) (string, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("%s: not a directory", arg)
 	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", err
+	}
 	isStore := func(d string) bool {
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+			return false
+		}
 		for _, sub := range []string{"findings", "schedules", "runs"} {
-			if st, err := os.Stat(filepath.Join(d, sub)); err == nil && st.IsDir() {
+			if st, err := os.Lstat(filepath.Join(d, sub)); err == nil && st.IsDir() {
 				return true
 			}
 		}
@@ -175,215 +206,25 @@ func storeDir(arg string) (string, error) {
 	return "", fmt.Errorf("%s: not a results store (no findings/, schedules/ or runs/ in it or in its %s/)", arg, findings.StoreDir)
 }
 
-// mergeStores merges the stores into the store of the module at root. Everything is read and
-// checked before anything is written.
-func mergeStores(stores []string, root string, force bool) (*mergeStats, error) {
-	st := &mergeStats{}
-	out := filepath.Join(root, findings.StoreDir)
-	// Findings, by test.
-	type docRef struct {
-		doc   *findings.File
-		store int
-	}
-	byTest := map[findings.Test][]docRef{}
-	var tests []findings.Test
-	var problems []string
-	for i, s := range stores {
-		paths, _ := filepath.Glob(filepath.Join(s, "findings", "*.json"))
-		sort.Strings(paths)
-		for _, p := range paths {
-			d, err := findings.Load(p)
-			if err != nil {
-				problems = append(problems, err.Error())
-				continue
-			}
-			if _, ok := byTest[d.Test]; !ok {
-				tests = append(tests, d.Test)
-			}
-			byTest[d.Test] = append(byTest[d.Test], docRef{d, i})
-		}
-	}
-	merged := map[findings.Test]*findings.File{}
-	for _, t := range tests {
-		var docs []*findings.File
-		for _, r := range byTest[t] {
-			docs = append(docs, r.doc)
-		}
-		m, err := findings.Merge(docs, force)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		merged[t] = m
-	}
-	// The latest run of each store.
-	runs, runProblems := latestRuns(stores, force)
-	problems = append(problems, runProblems...)
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("nothing was merged:\n\t%s", strings.Join(problems, "\n\t"))
-	}
-	// Schedule files, once per content; the bugs name the copies.
-	schedDir, err := store.ScheduleDir(root)
-	if err != nil {
-		return nil, err
-	}
-	copied, err := copyByContent(stores, "schedules", schedDir, st)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tests {
-		m := merged[t]
-		for i, b := range m.Bugs {
-			if b.Schedule == "" {
-				continue
-			}
-			for si := range stores {
-				if p, ok := copied[copyKey{si, filepath.Base(b.Schedule)}]; ok {
-					m.Bugs[i].Schedule = p
-					break
-				}
-			}
-		}
-		// Two stores' bugs that name the same schedule, now one file, are one bug.
-		m.Bugs = slices.CompactFunc(m.Bugs, func(a, b findings.Bug) bool { return a == b })
-		if err := m.Save(root); err != nil {
-			return nil, err
-		}
-		st.tests++
-		st.races += len(m.Races)
-		st.bugs += len(m.Bugs)
-		for _, r := range m.Races {
-			stores := 0
-			for _, ref := range byTest[t] {
-				for _, x := range ref.doc.Races {
-					if x.Key() == r.Key() {
-						stores++
-						break
-					}
-				}
-			}
-			if stores > 1 {
-				st.sharedRaces++
-			}
-		}
-	}
-	// Run summaries: every one copied, and the latest ones merged.
-	runsDir := filepath.Join(out, "runs")
-	var scratch mergeStats
-	if _, err := copyByContent(stores, "runs", runsDir, &scratch); err != nil {
-		return nil, err
-	}
-	if len(runs) > 0 {
-		// The merged findings of each test, by package and name (a document's test also
-		// names its module and build).
-		byName := map[[2]string]*findings.File{}
-		for t, m := range merged {
-			byName[[2]string{t.Package, t.Name}] = m
-		}
-		sum := mergeRuns(runs)
-		for i := range sum.Tests {
-			if e := sum.Tests[i].Result; e != nil {
-				if m := byName[[2]string{e.Package, e.Test}]; m != nil {
-					e.Findings, e.Races = m.Path, len(m.Races)
-				}
-				if e.Bug != nil && e.Bug.Schedule != "" {
-					for si := range stores {
-						if p, ok := copied[copyKey{si, filepath.Base(e.Bug.Schedule)}]; ok {
-							e.Bug.Schedule = p
-							break
-						}
-					}
-				}
-			}
-		}
-		st.summary = sum
-		if len(runs) > 1 {
-			if _, err := sum.Save(runsDir); err != nil {
-				return nil, err
-			}
-			st.runs = 1
-		}
-	}
-	return st, nil
-}
-
-type copyKey struct {
-	store int
-	name  string
-}
-
-// copyByContent copies the .json files of sub/ of each store into dst, skipping those whose
-// content is there already (under any name), and returns where each one is now.
-func copyByContent(stores []string, sub, dst string, st *mergeStats) (map[copyKey]string, error) {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	have := map[[32]byte]string{}
-	existing, _ := filepath.Glob(filepath.Join(dst, "*.json"))
-	for _, p := range existing {
-		if b, err := os.ReadFile(p); err == nil {
-			have[sha256.Sum256(b)] = p
-		}
-	}
-	where := map[copyKey]string{}
-	for i, s := range stores {
-		paths, _ := filepath.Glob(filepath.Join(s, sub, "*.json"))
-		sort.Strings(paths)
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
-			}
-			sum := sha256.Sum256(b)
-			if at, ok := have[sum]; ok {
-				where[copyKey{i, filepath.Base(p)}] = at
-				st.duplicates++
-				continue
-			}
-			name := filepath.Base(p)
-			target := filepath.Join(dst, name)
-			for n := 2; ; n++ {
-				if _, err := os.Stat(target); errors.Is(err, os.ErrNotExist) {
-					break
-				}
-				target = filepath.Join(dst, fmt.Sprintf("%s-%d.json", strings.TrimSuffix(name, ".json"), n))
-			}
-			if err := atomicfile.Write(target, b); err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
-			}
-			have[sum] = target
-			where[copyKey{i, name}] = target
-			st.schedules++
-		}
-	}
-	return where, nil
-}
-
-// latestRuns reads the latest run summary of each store, and checks that they are of one
-// exploration (strategy, parameters, budget, seed, tests selected).
-func latestRuns(stores []string, force bool) ([]*report.Summary, []string) {
+// latestRuns takes the latest run summary of each store (one met twice, the same content in
+// two stores, counts once), and checks that they are of one exploration (strategy,
+// parameters, budget, seed, tests selected).
+func latestRuns(stores []*input, force bool) ([]*report.Summary, []string) {
 	var runs []*report.Summary
 	var paths []string
 	var problems []string
-	for _, s := range stores {
-		all, _ := filepath.Glob(filepath.Join(s, "runs", "*.json"))
-		if len(all) == 0 {
+	seen := map[[32]byte]bool{}
+	for _, in := range stores {
+		if len(in.runs) == 0 {
 			continue
 		}
-		sort.Strings(all)
-		p := all[len(all)-1]
-		b, err := os.ReadFile(p)
-		if err != nil {
-			problems = append(problems, err.Error())
+		d := in.runs[len(in.runs)-1]
+		if seen[d.hash] {
 			continue
 		}
-		r, err := report.DecodeSummary(b, p)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		runs = append(runs, r)
-		paths = append(paths, p)
+		seen[d.hash] = true
+		runs = append(runs, d.v)
+		paths = append(paths, filepath.Join(in.dir, "runs", d.name))
 	}
 	if force {
 		return runs, problems

@@ -13,7 +13,10 @@
 //	interleave lsp [-log] [-poll D]     serve the Language Server Protocol on stdin/stdout (for editors)
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
-// tool could not run.
+// tool could not run. A run that a signal interrupted (Ctrl-C, a CI runner's SIGTERM) before
+// it found a bug is not a pass: it says so and exits with 128 plus the signal's number, as a
+// shell reports a command a signal ended — 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; a
+// bug found before the signal still makes it 1 (the bug is certain, and reported and saved).
 package main
 
 import (
@@ -23,9 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
@@ -69,11 +70,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands {
 		if c.name == args[0] {
 			err := c.run(args[1:], stdout, stderr)
+			var interrupted *base.Interrupted
 			switch {
 			case err == nil:
 				return 0
 			case errors.Is(err, errBug):
 				return 1
+			case errors.As(err, &interrupted):
+				fmt.Fprintf(stderr, "interleave %s: %v\n", c.name, err)
+				return interrupted.ExitCode()
 			case errors.Is(err, errQuiet):
 				return 2
 			case errors.Is(err, flag.ErrHelp):
@@ -104,7 +109,5 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet { return base.NewFl
 
 // stopContext returns a context canceled when the command is asked to stop — Ctrl-C, SIGTERM
 // (a CI runner's timeout, kill), SIGHUP (a closed terminal) — so that it stops its children
-// and removes its temporary files before it exits.
-func stopContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-}
+// and removes its temporary files before it exits; base.InterruptedBy says by which signal.
+func stopContext() (context.Context, context.CancelFunc) { return base.StopContext() }

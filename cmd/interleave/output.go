@@ -64,6 +64,9 @@ type jsonEvent struct {
 	// had.
 	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
 	MaxSteps      int `json:"MaxSteps,omitempty"`
+	// Interrupted is the signal that stopped the test before its exploration's end
+	// ("interrupt", "terminated"), on its "fail" event.
+	Interrupted string `json:"Interrupted,omitempty"`
 }
 
 func (o *output) emit(e jsonEvent) {
@@ -212,6 +215,46 @@ func (o *output) result(t testOutcome) {
 		}
 		o.races(e)
 	}
+}
+
+// interrupted reports a test that a signal stopped before its exploration's end, without a
+// bug: not a pass. As go test -json reports a test binary a signal ended, its final event is
+// a "fail" after the output "signal: …", with what it explored before.
+func (o *output) interrupted(t testOutcome, signal string) {
+	e := t.Result
+	if o.json {
+		o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: "signal: " + signal + "\n"})
+		ev := jsonEvent{Action: "fail", Package: t.Package, Test: t.Test, Interrupted: signal}
+		if e != nil {
+			ev.Elapsed, ev.Schedules, ev.Buggy, ev.Interleavings = &e.Elapsed, &e.Schedules, &e.Buggy, &e.Interleavings
+			ev.Races, ev.Findings, ev.Notice, ev.PeakMemory = &e.Races, e.Findings, e.Notice, e.PeakMemory
+		} else {
+			elapsed := time.Since(o.started).Seconds()
+			ev.Elapsed = &elapsed
+		}
+		o.emit(ev)
+		return
+	}
+	o.clear()
+	if e == nil {
+		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\tinterrupted (signal: %s) before its result: not explored to the end\t%.2fs\n", t.Package, t.Test, signal, time.Since(o.started).Seconds())
+		return
+	}
+	fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\tinterrupted (signal: %s) after %s schedule(s) without a bug, %s distinct interleavings: not explored to the end\t%.2fs\n",
+		t.Package, t.Test, signal, thousands(e.Schedules), thousands(e.Interleavings), e.Elapsed)
+	o.races(e)
+}
+
+// interruptedRun ends the output of a run that a signal interrupted: how many tests it
+// stopped and did not start.
+func (o *output) interruptedRun(signal string, stopped, notStarted int) {
+	msg := fmt.Sprintf("interrupted (signal: %s): %d test(s) stopped before the end of their exploration, %d not started; the results are incomplete\n", signal, stopped, notStarted)
+	if o.json {
+		o.emit(jsonEvent{Action: "output", Output: msg})
+		return
+	}
+	o.clear()
+	fmt.Fprintf(o.stdout, "FAIL\t%s", msg)
 }
 
 // races prints the data races of a test's result, one line each, from its findings document.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
@@ -63,6 +64,9 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	out.status("instrumenting " + strings.Join(f.packages, " ") + " ...")
 	res, err := instrument.Build(ctx, instrument.Config{Dir: wd, Patterns: f.packages, BuildFlags: f.buildFlags, Modules: f.modules, Work: work, Output: nil})
 	out.status("")
+	if intr := base.InterruptedBy(ctx); err != nil && intr != nil {
+		return fmt.Errorf("%w while building the tests: nothing was run", intr)
+	}
 	if err != nil {
 		return buildFailed(err)
 	}
@@ -88,6 +92,9 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		tests, err := listTests(ctx, p, f.run, f.skip)
+		if intr := base.InterruptedBy(ctx); err != nil && intr != nil {
+			return fmt.Errorf("%w while listing the tests: nothing was run", intr)
+		}
 		if err != nil {
 			return err
 		}
@@ -114,20 +121,38 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	started := time.Now()
 	bugs, failures := 0, 0
 	runJobs(ctx, f, jobs, out)
+	// A signal (Ctrl-C, a CI runner's SIGTERM) that stopped tests before their end makes
+	// the run an interrupted one, not a pass: the tests it stopped, and those it did not
+	// start, are reported as not explored to the end, with what was found before.
+	intr := base.InterruptedBy(ctx)
+	stopped, notStarted := 0, 0
 	for _, j := range jobs {
 		if !j.started {
+			if intr != nil {
+				notStarted++
+				outcomes = append(outcomes, testOutcome{Package: j.pkg.ImportPath, Test: j.test, Interrupted: true,
+					Err: fmt.Sprintf("not explored: the run was interrupted (signal: %s) before it started", intr.Signal)})
+			}
 			continue
 		}
 		o := j.outcome
 		outcomes = append(outcomes, o)
 		switch {
+		case o.Interrupted:
+			stopped++
 		case o.Err != "":
 			failures++
 		case o.Result != nil && o.Result.Bug != nil:
 			bugs++
 		}
 	}
-	if path, err := saveRun(res.Packages, f, outcomes); err != nil {
+	signal := ""
+	if stopped+notStarted == 0 {
+		intr = nil // it came when every test was explored: the run is whole
+	} else {
+		signal = intr.Signal.String()
+	}
+	if path, err := saveRun(res.Packages, f, outcomes, signal); err != nil {
 		out.warn("interleave: " + err.Error())
 	} else if f.verbose {
 		out.warn("interleave: run summary in " + path)
@@ -136,7 +161,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		// Written whatever happened, with the outcomes gathered so far (an interrupted run
 		// reports the tests it explored). A report that cannot be written fails the run: a
 		// CI job would otherwise read an old one, or none.
-		if err := report.WriteJUnit(f.junit, report.JUnit(f.reportConfig(), outcomes, started)); err != nil {
+		if err := report.WriteJUnit(f.junit, report.JUnit(f.reportConfig(signal), outcomes, started)); err != nil {
 			out.warn("interleave: " + err.Error())
 			failures++
 		}
@@ -149,16 +174,23 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 				break
 			}
 		}
-		if err := report.WriteSARIF(f.sarif, report.SARIF(f.reportConfig(), outcomes, root, append([]string{"interleave", "test"}, args...), failures == 0)); err != nil {
+		if err := report.WriteSARIF(f.sarif, report.SARIF(f.reportConfig(signal), outcomes, root, append([]string{"interleave", "test"}, args...), failures == 0)); err != nil {
 			out.warn("interleave: " + err.Error())
 			failures++
 		}
 	}
+	if intr != nil {
+		out.interruptedRun(signal, stopped, notStarted)
+	}
 	// A bug found is what the run is for: it decides the status even when another test
-	// could not be explored (its error was printed).
+	// could not be explored (its error was printed), or the run was interrupted (the bug is
+	// certain, and reported and saved). An interrupted run exits with 128 plus the signal's
+	// number (main.go).
 	switch {
 	case bugs > 0:
 		return errBug
+	case intr != nil:
+		return intr
 	case failures > 0:
 		return errQuiet
 	}
@@ -273,6 +305,17 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 	if res != nil && res.Notice != "" {
 		out.warn("interleave: " + test + ": " + res.Notice)
 	}
+	if intr := base.InterruptedBy(ctx); intr != nil && !exploredToEnd(res, err) {
+		// Stopped by a signal without a bug: not a pass. What it explored is kept.
+		o.Interrupted = true
+		if res != nil {
+			o.Err = fmt.Sprintf("interrupted (signal: %s) after %d schedule(s) without a bug: not explored to the end", intr.Signal, res.Schedules)
+		} else {
+			o.Err = fmt.Sprintf("interrupted (signal: %s) before its result: not explored to the end", intr.Signal)
+		}
+		out.interrupted(o, intr.Signal.String())
+		return o
+	}
 	switch {
 	case err != nil:
 		o.Err = err.Error()
@@ -292,6 +335,12 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 	}
 	out.result(o)
 	return o
+}
+
+// exploredToEnd says whether a test's exploration ended of itself — its budget spent, its
+// schedule space exhausted, a bug found — rather than stopped by a signal.
+func exploredToEnd(res *explore.Event, err error) bool {
+	return err == nil && res != nil && (res.Bug != nil || res.Error == "" && res.Stopped != "canceled" && res.Stopped != "")
 }
 
 // exploreEnv is the environment that configures a test binary's exploration as f says,
@@ -400,8 +449,9 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	return result, log.String(), nil
 }
 
-// saveRun writes the run's summary to .interleave/runs at the module root.
-func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (string, error) {
+// saveRun writes the run's summary to .interleave/runs at the module root; interrupted is
+// the signal that interrupted the run, "" when it went to its end.
+func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome, interrupted string) (string, error) {
 	var dir string
 	for _, p := range pkgs {
 		if p.ModuleDir != "" {
@@ -421,7 +471,7 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome) (
 		return "", fmt.Errorf("save run: %w", err)
 	}
 	doc := &report.Summary{Version: 1, Time: time.Now().UTC(), Origin: f.origin, Packages: f.packages, Run: f.run,
-		Strategy: f.strategy, Params: f.params, Schedules: f.schedules, Seed: f.seed, Tests: outcomes}
+		Strategy: f.strategy, Params: f.params, Schedules: f.schedules, Seed: f.seed, Interrupted: interrupted, Tests: outcomes}
 	if f.shard.Count > 1 {
 		doc.Part = strategy.Part{Levels: []strategy.PartLevel{f.shard}}.String()
 	}

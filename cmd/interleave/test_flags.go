@@ -255,9 +255,10 @@ func parseTestFlags(args []string) (*testFlags, error) {
 	return f, nil
 }
 
-// reportConfig is what the JUnit and SARIF reports say of how the run explored.
-func (f *testFlags) reportConfig() *report.Config {
-	return &report.Config{Strategy: f.strategy, Params: f.params, Seed: f.seed, Schedules: f.schedules, Points: f.points, Races: f.races}
+// reportConfig is what the JUnit and SARIF reports say of how the run explored; interrupted
+// is the signal that interrupted it, "" when it went to its end.
+func (f *testFlags) reportConfig(interrupted string) *report.Config {
+	return &report.Config{Strategy: f.strategy, Params: f.params, Seed: f.seed, Schedules: f.schedules, Points: f.points, Races: f.races, Interrupted: interrupted}
 }
 
 var flag_ErrHelp = errors.New("help")
@@ -321,8 +322,11 @@ split the test list, whatever its length.
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
 set as -strategy stride:p=0.0216, -p being the number of processes.
 
-Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored), 2 the
-tool could not run.
+Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored, or
+the run was interrupted), 2 the tool could not run. A run that a signal interrupted (Ctrl-C, a
+CI runner's SIGTERM) before the end of its tests is not a pass: it says which tests it stopped,
+marks them in the -junit, -sarif and run-summary outputs, and exits with 128 plus the signal's
+number (130 for SIGINT, 143 for SIGTERM).
 `
 
 // writeTestFlags lists interleave test's flags with their defaults, as flag.PrintDefaults

@@ -4,9 +4,14 @@
 package base
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 )
 
 // ErrUsage reports bad command-line input; the command exits with status 2.
@@ -24,4 +29,57 @@ func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
+}
+
+// Interrupted is the cause of a command's context canceled by a signal (Ctrl-C, a CI
+// runner's SIGTERM), and the error of a command it interrupted: the command exits with
+// 128 plus the signal's number, as a shell reports a command a signal ended (130 for
+// SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+type Interrupted struct {
+	Signal os.Signal
+}
+
+func (e *Interrupted) Error() string { return "interrupted (signal: " + e.Signal.String() + ")" }
+
+// ExitCode is the exit status of a command the signal interrupted.
+func (e *Interrupted) ExitCode() int {
+	if s, ok := e.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 2
+}
+
+// InterruptedBy returns the signal that canceled ctx (StopContext), nil when none did.
+func InterruptedBy(ctx context.Context) *Interrupted {
+	var i *Interrupted
+	if errors.As(context.Cause(ctx), &i) {
+		return i
+	}
+	return nil
+}
+
+// StopContext returns a context canceled when the command is asked to stop — Ctrl-C,
+// SIGTERM (a CI runner's timeout, kill), SIGHUP (a closed terminal) — so that it stops its
+// children and removes its temporary files before it exits; its cause (InterruptedBy) is the
+// signal. Signals that come after the first are caught too, until stop is called.
+func StopContext() (ctx context.Context, stop context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-signals:
+			cancel(&Interrupted{Signal: s})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(signals)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
 }

@@ -147,7 +147,7 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if st.summary != nil {
 		// The reports of the merged run, as interleave test writes them for one run.
 		sum := st.summary
-		f := &report.Config{Strategy: sum.Strategy, Params: sum.Params, Seed: sum.Seed, Schedules: sum.Schedules, Races: "report"}
+		f := &report.Config{Strategy: sum.Strategy, Params: sum.Params, Seed: sum.Seed, Schedules: sum.Schedules, Races: "report", Interrupted: sum.Interrupted}
 		failed := false
 		for _, o := range sum.Tests {
 			if o.Result != nil && f.Points == "" {
@@ -256,8 +256,12 @@ func mergeRuns(runs []*report.Summary) *report.Summary {
 	var order []key
 	byTest := map[key][]*report.Part{}
 	var parts []string
+	interrupted := map[key]bool{} // a store's run a signal stopped before the test's end
 	for _, r := range runs {
 		parts = append(parts, r.Part)
+		if sum.Interrupted == "" {
+			sum.Interrupted = r.Interrupted
+		}
 		for _, o := range r.Tests {
 			k := key{o.Package, o.Test}
 			if _, ok := byTest[k]; !ok {
@@ -270,6 +274,7 @@ func mergeRuns(runs []*report.Summary) *report.Summary {
 			if o.Err != "" {
 				pr.Err = errors.New(o.Err)
 			}
+			interrupted[k] = interrupted[k] || o.Interrupted
 			byTest[k] = append(byTest[k], pr)
 		}
 	}
@@ -288,7 +293,8 @@ func mergeRuns(runs []*report.Summary) *report.Summary {
 		}
 		e, err := report.CombineParts(results, false)
 		if err != nil {
-			o.Err = err.Error()
+			// Incomplete where a store's run was interrupted, unless another found a bug.
+			o.Err, o.Interrupted = err.Error(), interrupted[k]
 		} else {
 			e.Package, e.Test = k.pkg, k.test
 			o.Result = e

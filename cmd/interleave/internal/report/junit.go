@@ -72,6 +72,10 @@ func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 	for _, k := range slices.Sorted(maps.Keys(cfg.Params)) {
 		props = append(props, JUnitProperty{cfg.Strategy + "." + k, cfg.Params[k]})
 	}
+	if cfg.Interrupted != "" {
+		// A run a signal stopped is not a pass: its incomplete tests are errors.
+		props = append(props, JUnitProperty{"interrupted", "signal: " + cfg.Interrupted})
+	}
 	r := &JUnitSuites{Name: "interleave test"}
 	index := map[string]int{}
 	var total float64
@@ -86,6 +90,9 @@ func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 		c := JUnitCase{Name: o.Test, Classname: o.Package, Time: seconds(0)}
 		e := o.Result
 		switch {
+		case o.Err != "" && o.Interrupted:
+			c.Error = &JUnitProblem{Message: o.Err, Type: "interrupted"}
+			s.Errors++
 		case o.Err != "":
 			c.Error = &JUnitProblem{Message: o.Err, Type: "interleave"}
 			s.Errors++
@@ -106,7 +113,11 @@ func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 			total += e.Elapsed
 			var out strings.Builder
 			if e.Bug == nil && e.Stopped != "skipped" {
-				fmt.Fprintf(&out, "no bug in %d schedules, %d distinct interleavings (%s)", e.Schedules, e.Interleavings, e.Strategy)
+				before := ""
+				if o.Interrupted {
+					before = " before the run was interrupted"
+				}
+				fmt.Fprintf(&out, "no bug in %d schedules%s, %d distinct interleavings (%s)", e.Schedules, before, e.Interleavings, e.Strategy)
 				if e.Exhausted != "" {
 					out.WriteString(": " + e.Exhausted)
 				}

@@ -12,6 +12,9 @@ type Outcome struct {
 	Test    string
 	Result  *explore.Event
 	Err     string
+	// Interrupted is set when a signal stopped the run before the test was explored to
+	// its end (or at all): Err says so, Result has what was explored before.
+	Interrupted bool `json:",omitempty"`
 }
 
 // Config is what the reports say of how the run explored: interleave test's flags, or the
@@ -23,4 +26,7 @@ type Config struct {
 	Schedules int
 	Points    string // the scheduling-points mode (-points)
 	Races     string // report, fail or off (-races)
+	// Interrupted is the signal that interrupted the run ("interrupt", "terminated"), ""
+	// for a run that went to its end.
+	Interrupted string
 }

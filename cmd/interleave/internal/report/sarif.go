@@ -78,8 +78,15 @@ type SARIFRuleConfig struct {
 type SARIFProperties map[string]any
 
 type SARIFInvocation struct {
-	ExecutionSuccessful bool   `json:"executionSuccessful"`
-	CommandLine         string `json:"commandLine,omitempty"`
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	CommandLine                string              `json:"commandLine,omitempty"`
+	ToolExecutionNotifications []SARIFNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// SARIFNotification is a condition of the tool's run: an interrupted run.
+type SARIFNotification struct {
+	Level   string       `json:"level"`
+	Message SARIFMessage `json:"message"`
 }
 
 type SARIFMessage struct {
@@ -170,6 +177,19 @@ func SARIF(cfg *Config, outcomes []Outcome, root string, command []string, succe
 			InformationURI: "https://github.com/interleave-dev/interleave"}},
 		Invocations: []SARIFInvocation{{ExecutionSuccessful: success, CommandLine: strings.Join(command, " ")}},
 		Results:     []SARIFResult{},
+	}
+	if cfg.Interrupted != "" {
+		// Not a run that found nothing: a run stopped before it explored everything.
+		incomplete := 0
+		for _, o := range outcomes {
+			if o.Interrupted {
+				incomplete++
+			}
+		}
+		inv := &run.Invocations[0]
+		inv.ExecutionSuccessful = false
+		inv.ToolExecutionNotifications = []SARIFNotification{{Level: "error", Message: SARIFMessage{fmt.Sprintf(
+			"interrupted (signal: %s): %d test(s) not explored to the end; the results are incomplete", cfg.Interrupted, incomplete)}}}
 	}
 	if root != "" {
 		run.OriginalURIBaseIDs = map[string]SARIFArtifactLocURI{"%SRCROOT%": {URI: fileURI(root) + "/"}}

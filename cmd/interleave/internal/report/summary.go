@@ -22,7 +22,11 @@ type Summary struct {
 	Params    map[string]string
 	Schedules int
 	Seed      uint64
-	Tests     []Outcome
+	// Interrupted is the signal that interrupted the run ("interrupt", "terminated"): its
+	// results are incomplete (Outcome.Interrupted says which tests'). "" for a run that went
+	// to its end.
+	Interrupted string `json:",omitempty"`
+	Tests       []Outcome
 }
 
 // Save writes the summary into the runs directory, named by its time.

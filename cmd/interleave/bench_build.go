@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
@@ -64,7 +65,7 @@ func (b *bencher) buildAll(ctx context.Context) map[string]*built {
 		if bl.pkg == nil {
 			continue
 		}
-		tests, err := listTests(ctx, bl.pkg, "", "")
+		tests, err := test.ListTests(ctx, bl.pkg, "", "")
 		switch {
 		case err != nil:
 			bl.buildErr = err.Error()

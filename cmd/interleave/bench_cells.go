@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 )
@@ -48,7 +49,7 @@ func (b *bencher) exploreOnce(ctx context.Context, bm bench.Benchmark, t bench.T
 	cctx, cancel := context.WithTimeout(ctx, budget+time.Minute)
 	defer cancel()
 	var last *explore.Event
-	res, _, err := execTest(cctx, bl.pkg, bl.test, b.cellEnv(bm, t, strategyArg, budget), func(e *explore.Event) { last = e })
+	res, _, err := test.ExecTest(cctx, bl.pkg, bl.test, b.cellEnv(bm, t, strategyArg, budget), func(e *explore.Event) { last = e })
 	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
 		err = fmt.Errorf("killed %v after its time budget: %w", time.Minute, err)
 	}

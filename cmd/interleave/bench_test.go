@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/bench"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 )
 
 // TestBenchEndToEnd runs interleave bench on two small benchmarks (a toy and CS.account_bad)
@@ -120,18 +121,18 @@ func TestBenchEndToEnd(t *testing.T) {
 
 // testEvent runs interleave test -json on the package in dir and returns its test's final
 // event.
-func testEvent(t *testing.T, dir string, args ...string) jsonEvent {
+func testEvent(t *testing.T, dir string, args ...string) test.JSONEvent {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := runTest(append([]string{dir, "-json"}, args...), &stdout, &stderr)
+	err := test.Run(append([]string{dir, "-json"}, args...), &stdout, &stderr)
 	if err != nil && err != errBug {
 		t.Fatalf("interleave test %s %v: %v\n%s", dir, args, err, stderr.String())
 	}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var final *jsonEvent
+	var final *test.JSONEvent
 	for sc.Scan() {
-		var e jsonEvent
+		var e test.JSONEvent
 		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Test != "" && e.Schedules != nil {
 			final = &e
 		}

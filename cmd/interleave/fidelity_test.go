@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 )
 
 // The programs of testdata/fidelity: for each of the items on the engine's model of Go
@@ -114,13 +116,13 @@ func TestFidelityPairs(t *testing.T) {
 }
 
 // finalEvents returns the last pass, fail or skip event of each test in -json output.
-func finalEvents(t *testing.T, out string) map[string]jsonEvent {
+func finalEvents(t *testing.T, out string) map[string]test.JSONEvent {
 	t.Helper()
-	finals := make(map[string]jsonEvent)
+	finals := make(map[string]test.JSONEvent)
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
-		var e jsonEvent
+		var e test.JSONEvent
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("-json output line %q: %v", sc.Text(), err)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 )
 
 // endlessTest never fails, and its random walk has no end (-schedules 0): it is explored until
@@ -105,7 +106,7 @@ func TestInterruptedRunIsNotAPass(t *testing.T) {
 				for {
 					line, err := in.ReadBytes('\n')
 					out.Write(line)
-					var e jsonEvent
+					var e test.JSONEvent
 					if json.Unmarshal(line, &e) == nil && e.Action == "progress" && e.Schedules != nil && *e.Schedules > 0 {
 						break
 					}

@@ -104,7 +104,7 @@ func TestJUnit(t *testing.T) {
 	var summary struct {
 		Version int
 		Origin  string
-		Tests   []testOutcome
+		Tests   []report.Outcome
 	}
 	if err := json.Unmarshal(b, &summary); err != nil || summary.Version != 1 || summary.Origin != "editor-7" || len(summary.Tests) != 4 {
 		t.Errorf("run summary (%v): version %d, origin %q, %d tests; want 1, editor-7, 4", err, summary.Version, summary.Origin, len(summary.Tests))

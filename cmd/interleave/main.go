@@ -30,6 +30,7 @@ import (
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 )
 
 // The errors that decide the exit status, shared with the subcommands' packages (base).
@@ -45,7 +46,7 @@ type command struct {
 }
 
 var commands = []command{
-	{"test", "[flags] [packages]", "explore the interleavings of a package's tests", runTest},
+	{"test", "[flags] [packages]", "explore the interleavings of a package's tests", test.Run},
 	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
 	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
 	{"minimize", "[flags] FILE", "shrink a schedule to the fewest preemptions that keep its bug", runMinimize},

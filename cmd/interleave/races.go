@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/store"
 )
@@ -177,7 +178,7 @@ func printRaces(w io.Writer, groups []*raceGroup, docs int) {
 			if t.FirstSchedule == 0 {
 				first = "only in the race-detection phase"
 			}
-			fmt.Fprintf(w, "Seen in %s of %s schedules of %s (%s), %s\n", thousands(t.Schedules), thousands(t.Explored), t.Test, t.Package, first)
+			fmt.Fprintf(w, "Seen in %s of %s schedules of %s (%s), %s\n", base.Thousands(t.Schedules), base.Thousands(t.Explored), t.Test, t.Package, first)
 		}
 		fmt.Fprintln(w, "==================")
 	}

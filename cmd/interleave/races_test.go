@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -88,7 +89,7 @@ func TestRaceSuites(t *testing.T) {
 			t.Fatalf("interleave %s: exit %d, want 0 (races are findings)\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 		}
 		for _, line := range strings.Split(out, "\n") {
-			var e jsonEvent
+			var e test.JSONEvent
 			if json.Unmarshal([]byte(line), &e) != nil || e.Test == "" || (e.Action != "pass" && e.Action != "fail") {
 				continue
 			}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
@@ -35,13 +37,13 @@ func buildFor(ctx context.Context, path string, f *schedule.File, work string) (
 	if err != nil {
 		var ie *instrument.Error
 		if errors.As(err, &ie) {
-			return nil, fmt.Errorf("%s of the schedule's package failed:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
+			return nil, fmt.Errorf("%s of the schedule's package failed:\n%s", ie.Op, base.IndentLines(strings.TrimSpace(ie.Detail), "\t"))
 		}
 		return nil, err
 	}
 	for _, p := range res.Packages {
 		if p.ImportPath == f.Test.Package && p.Binary != "" {
-			tests, err := listTests(ctx, p, "^"+regexp.QuoteMeta(f.Test.Name)+"$", "")
+			tests, err := test.ListTests(ctx, p, "^"+regexp.QuoteMeta(f.Test.Name)+"$", "")
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +72,7 @@ func replayTest(path string, f *schedule.File, until int, strict bool, stdout, s
 		return err
 	}
 	abs, _ := filepath.Abs(path)
-	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs, strictEnv(strict)}, nil)
+	res, _, err := test.ExecTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_REPLAY=" + abs, strictEnv(strict)}, nil)
 	if err != nil {
 		return err
 	}
@@ -142,7 +144,7 @@ func runMinimize(args []string, stdout, stderr io.Writer) error {
 	}
 	abs, _ := filepath.Abs(path)
 	absDst, _ := filepath.Abs(dst)
-	res, _, err := execTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_MINIMIZE_FILE=" + abs, "INTERLEAVE_MINIMIZE_OUT=" + absDst, "INTERLEAVE_MINIMIZE=" + budget.String(), strictEnv(*strict)}, nil)
+	res, _, err := test.ExecTest(ctx, p, f.Test.Name, []string{"INTERLEAVE_MINIMIZE_FILE=" + abs, "INTERLEAVE_MINIMIZE_OUT=" + absDst, "INTERLEAVE_MINIMIZE=" + budget.String(), strictEnv(*strict)}, nil)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/random"
 	"github.com/interleave-dev/interleave/engine/stress"
@@ -74,7 +75,7 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	wd, f.packages = moduleOf(wd, f.packages)
+	wd, f.packages = test.ModuleOf(wd, f.packages)
 	work, err := instrument.WorkDir("interleave-stress")
 	if err != nil {
 		return err
@@ -83,10 +84,10 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "interleave stress: seed %d, %v, %d processes\n", f.seed, f.budget, f.workers)
 	res, err := instrument.Build(ctx, instrument.Config{Dir: wd, Patterns: f.packages, BuildFlags: f.buildFlags, Work: work})
 	if err != nil {
-		return buildFailed(err)
+		return test.BuildFailed(err)
 	}
 	for _, p := range res.Problems {
-		fmt.Fprintf(stderr, "interleave: not instrumented: %s: %s\n", relPos(wd, p.Pos.String()), p.Msg)
+		fmt.Fprintf(stderr, "interleave: not instrumented: %s: %s\n", test.RelPos(wd, p.Pos.String()), p.Msg)
 	}
 	r := &stressRun{f: f, out: stdout, err: stderr, tests: map[string]map[string]*stress.TestStats{},
 		combos: map[string]map[string]int64{}, spreads: map[string][]float64{}, last: map[*stressProc]*stress.Event{}, started: time.Now()}
@@ -109,7 +110,7 @@ func runStress(args []string, stdout, stderr io.Writer) error {
 		if p.Binary == "" {
 			continue
 		}
-		tests, err := listTests(ctx, p, f.run, f.skip)
+		tests, err := test.ListTests(ctx, p, f.run, f.skip)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/engine/stress"
 )
 
@@ -137,7 +138,7 @@ func (r *stressRun) record(p *stressProc, f *stress.Failure) {
 		fmt.Fprintf(r.out, "    inputs: %s\n", strings.Join(in, " "))
 	}
 	if f.Stacks != "" {
-		fmt.Fprintf(r.out, "%s\n", indentLines(lastLinesHead(f.Stacks, 60), "    "))
+		fmt.Fprintf(r.out, "%s\n", base.IndentLines(lastLinesHead(f.Stacks, 60), "    "))
 	}
 }
 

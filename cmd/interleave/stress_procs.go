@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/stress"
 )
@@ -156,7 +158,7 @@ loop:
 		e := r.last[p]
 		r.mu.Unlock()
 		if e == nil || e.Action != "done" {
-			return "", fmt.Errorf("the test binary ended without its statistics: %s:\n%s", whyEnded(waitErr), indentLines(lastLines(log.String(), 30), "\t"))
+			return "", fmt.Errorf("the test binary ended without its statistics: %s:\n%s", test.WhyEnded(waitErr), base.IndentLines(base.LastLines(log.String(), 30), "\t"))
 		}
 	}
 	return crashed, nil

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/stress"
@@ -56,11 +58,11 @@ func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Pack
 		}
 		args := append(append([]string{"-json", "-p", strconv.Itoa(r.f.workers), "-run", "^" + regexp.QuoteMeta(rec.Failure.Test) + "$"}, r.f.buildFlags...), p.Dir)
 		var out, errOut strings.Builder
-		err := runTest(args, &out, &errOut)
-		var final *jsonEvent
+		err := test.Run(args, &out, &errOut)
+		var final *test.JSONEvent
 		var lines []string
 		for _, line := range strings.Split(out.String(), "\n") {
-			var e jsonEvent
+			var e test.JSONEvent
 			if json.Unmarshal([]byte(line), &e) != nil || e.Test != rec.Failure.Test {
 				continue
 			}
@@ -80,7 +82,7 @@ func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Pack
 			}
 			rec.Explored = fmt.Sprintf("interleave test found a %s (%s) in %d schedules", final.Bug.Kind, final.Bug.Message, n)
 		case final != nil:
-			why := strings.TrimSpace(lastLines(strings.Join(lines, "\n"), 3))
+			why := strings.TrimSpace(base.LastLines(strings.Join(lines, "\n"), 3))
 			if len(rec.Failure.Together) > 0 {
 				why += "\nthe failure needed " + strings.Join(rec.Failure.Together, ", ") + " running at the same time, which interleave test does not do"
 			}
@@ -90,7 +92,7 @@ func (r *stressRun) exploreFailures(ctx context.Context, pkgs []*instrument.Pack
 			if err != nil && msg == "" {
 				msg = err.Error()
 			}
-			rec.Explored = "interleave test could not explore it: " + lastLines(msg, 5)
+			rec.Explored = "interleave test could not explore it: " + base.LastLines(msg, 5)
 		}
 	}
 }
@@ -126,7 +128,7 @@ func (r *stressRun) save() error {
 		if !r.f.json {
 			fmt.Fprintf(r.out, "%s %s: saved %s (interleave stress -repro %s)\n", rec.Failure.Kind, rec.Failure.Test, rel, rel)
 			if rec.Explored != "" {
-				fmt.Fprintf(r.out, "%s\n", indentLines(rec.Explored, "    "))
+				fmt.Fprintf(r.out, "%s\n", base.IndentLines(rec.Explored, "    "))
 			}
 			if rec.Schedule != "" {
 				fmt.Fprintf(r.out, "    schedule: %s (interleave replay %s)\n", rec.Schedule, rec.Schedule)

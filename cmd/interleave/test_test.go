@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -141,23 +142,23 @@ func gitStatus(t *testing.T, dir string) string {
 	return string(out)
 }
 
-func finalEvent(t *testing.T, out, test string) jsonEvent {
+func finalEvent(t *testing.T, out, name string) test.JSONEvent {
 	t.Helper()
-	var final jsonEvent
+	var final test.JSONEvent
 	found := false
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
-		var e jsonEvent
+		var e test.JSONEvent
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("-json output line %q: %v", sc.Text(), err)
 		}
-		if e.Test == test && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+		if e.Test == name && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
 			final, found = e, true
 		}
 	}
 	if !found {
-		t.Fatalf("no final event for %s in:\n%s", test, out)
+		t.Fatalf("no final event for %s in:\n%s", name, out)
 	}
 	return final
 }
@@ -480,7 +481,7 @@ func TestStoreNotWritable(t *testing.T) {
 // interleave test -h lists every flag with its default, as go's flag package does.
 func TestTestHelpShowsDefaults(t *testing.T) {
 	var out bytes.Buffer
-	if err := runTest([]string{"-h"}, &out, &out); err != nil {
+	if err := test.Run([]string{"-h"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"-schedules N", "(default 10000)", "-strategy name", "(default portfolio)", "-minimize D", "(default 5s)",

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -82,4 +84,34 @@ func StopContext() (ctx context.Context, stop context.CancelFunc) {
 			cancel(context.Canceled)
 		})
 	}
+}
+
+// IndentLines puts prefix before every line of s.
+func IndentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// LastLines is the last n lines of s, without the spaces around them.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// Thousands formats n with thousands separators: 12,345.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

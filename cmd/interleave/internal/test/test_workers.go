@@ -2,7 +2,7 @@
 // worker processes; a test with workers to spare is split among several, each exploring a
 // disjoint part of its schedules (strategy.Part); the output stays per test and in order.
 
-package main
+package test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
@@ -175,7 +176,7 @@ func (l *liveProgress) begin(pkg, test string) {
 	l.running[key] = &testProgress{pkg: pkg, test: test, started: time.Now(), parts: map[string]*explore.Event{}}
 	l.order = append(l.order, key)
 	if l.out.json {
-		l.out.emit(jsonEvent{Action: "run", Package: pkg, Test: test})
+		l.out.emit(JSONEvent{Action: "run", Package: pkg, Test: test})
 	}
 }
 
@@ -243,7 +244,7 @@ func (l *liveProgress) show(moved *testProgress) {
 		if len(names) > 3 {
 			names = append(names[:3], "…")
 		}
-		l.out.status(fmt.Sprintf("%d tests: %s schedules, %s/s (%s)", len(l.order), thousands(total), thousands(int(rate)), strings.Join(names, ", ")))
+		l.out.status(fmt.Sprintf("%d tests: %s schedules, %s/s (%s)", len(l.order), base.Thousands(total), base.Thousands(int(rate)), strings.Join(names, ", ")))
 	}
 }
 
@@ -266,7 +267,7 @@ type partResult struct {
 // The first bug found stops the others (unless -keep-going), as it stops a single process.
 func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, live *liveProgress) (*explore.Event, string, error) {
 	if len(j.parts) == 1 && j.parts[0].Whole() {
-		res, log, err := execTest(ctx, j.pkg, j.test, env, func(e *explore.Event) { live.update(j.pkg.ImportPath, j.test, e) })
+		res, log, err := ExecTest(ctx, j.pkg, j.test, env, func(e *explore.Event) { live.update(j.pkg.ImportPath, j.test, e) })
 		return res, log, err
 	}
 	tmp, err := os.MkdirTemp(j.work, "parts-")
@@ -301,7 +302,7 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.Event, r.log, r.Err = execTest(pctx, j.pkg, j.test, penv, func(e *explore.Event) {
+			r.Event, r.log, r.Err = ExecTest(pctx, j.pkg, j.test, penv, func(e *explore.Event) {
 				if e.Event == "lockstep" {
 					if err := hub.round(i, e.Lockstep); err != nil {
 						r.lockstepErr = err

@@ -1,4 +1,4 @@
-package main
+package test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/report"
@@ -40,8 +41,8 @@ func newOutput(f *testFlags, stdout, stderr io.Writer) *output {
 	return o
 }
 
-// jsonEvent is go test -json's TestEvent, with Interleave's fields on a test's final event.
-type jsonEvent struct {
+// JSONEvent is go test -json's TestEvent, with Interleave's fields on a test's final event.
+type JSONEvent struct {
 	Time          time.Time         `json:"Time"`
 	Action        string            `json:"Action"`
 	Package       string            `json:"Package,omitempty"`
@@ -69,7 +70,7 @@ type jsonEvent struct {
 	Interrupted string `json:"Interrupted,omitempty"`
 }
 
-func (o *output) emit(e jsonEvent) {
+func (o *output) emit(e JSONEvent) {
 	e.Time = time.Now()
 	b, _ := json.Marshal(e)
 	fmt.Fprintf(o.stdout, "%s\n", b)
@@ -95,7 +96,7 @@ func (o *output) clear() {
 
 func (o *output) warn(s string) {
 	if o.json {
-		o.emit(jsonEvent{Action: "output", Output: s + "\n"})
+		o.emit(JSONEvent{Action: "output", Output: s + "\n"})
 		return
 	}
 	o.clear()
@@ -105,8 +106,8 @@ func (o *output) warn(s string) {
 // noTestsToRun says that -run (or -skip) left no test of pkg, as go test does.
 func (o *output) noTestsToRun(pkg string) {
 	if o.json {
-		o.emit(jsonEvent{Action: "output", Package: pkg, Output: "testing: warning: no tests to run\n"})
-		o.emit(jsonEvent{Action: "pass", Package: pkg})
+		o.emit(JSONEvent{Action: "output", Package: pkg, Output: "testing: warning: no tests to run\n"})
+		o.emit(JSONEvent{Action: "pass", Package: pkg})
 		return
 	}
 	fmt.Fprintf(o.stdout, "ok  \t%s\t[no tests to run]\n", pkg)
@@ -114,7 +115,7 @@ func (o *output) noTestsToRun(pkg string) {
 
 func (o *output) noTests(pkg string) {
 	if o.json {
-		o.emit(jsonEvent{Action: "skip", Package: pkg})
+		o.emit(JSONEvent{Action: "skip", Package: pkg})
 		return
 	}
 	fmt.Fprintf(o.stdout, "?   \t%s\t[no test files]\n", pkg)
@@ -126,7 +127,7 @@ func (o *output) start(pkg, test string) {
 		return
 	}
 	if o.json {
-		o.emit(jsonEvent{Action: "run", Package: pkg, Test: test})
+		o.emit(JSONEvent{Action: "run", Package: pkg, Test: test})
 		return
 	}
 	if o.verbose {
@@ -139,7 +140,7 @@ func (o *output) progress(e *explore.Event) {
 		// Not an action of go test -json: a consumer that does not know it skips it (the
 		// language server shows it as work-done progress).
 		elapsed, schedules, interleavings := e.Elapsed, e.Schedules, e.Interleavings
-		o.emit(jsonEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules, Interleavings: &interleavings})
+		o.emit(JSONEvent{Action: "progress", Package: e.Package, Test: e.Test, Elapsed: &elapsed, Schedules: &schedules, Interleavings: &interleavings})
 		return
 	}
 	if !o.terminal {
@@ -149,7 +150,7 @@ func (o *output) progress(e *explore.Event) {
 	if e.Elapsed > 0 {
 		rate = float64(e.Schedules) / e.Elapsed
 	}
-	o.status(fmt.Sprintf("%s: %s schedules, %s/s, %s", e.Test, thousands(e.Schedules), thousands(int(rate)), e.Strategy))
+	o.status(fmt.Sprintf("%s: %s schedules, %s/s, %s", e.Test, base.Thousands(e.Schedules), base.Thousands(int(rate)), e.Strategy))
 }
 
 func (o *output) verboseLog(log string) {
@@ -157,15 +158,15 @@ func (o *output) verboseLog(log string) {
 		return
 	}
 	o.clear()
-	fmt.Fprintf(o.stdout, "%s", indentLines(strings.TrimRight(log, "\n"), "    ")+"\n")
+	fmt.Fprintf(o.stdout, "%s", base.IndentLines(strings.TrimRight(log, "\n"), "    ")+"\n")
 }
 
 func (o *output) toolError(t testOutcome) {
 	elapsed := time.Since(o.started).Seconds()
 	msg := fmt.Sprintf("interleave: %s (%s): %s\n", t.Test, t.Package, t.Err)
 	if o.json {
-		o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: msg})
-		o.emit(jsonEvent{Action: "fail", Package: t.Package, Test: t.Test, Elapsed: &elapsed})
+		o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: msg})
+		o.emit(JSONEvent{Action: "fail", Package: t.Package, Test: t.Test, Elapsed: &elapsed})
 		return
 	}
 	o.clear()
@@ -176,7 +177,7 @@ func (o *output) result(t testOutcome) {
 	e := t.Result
 	if o.json {
 		if e.Report != "" {
-			o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: e.Report})
+			o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: e.Report})
 		}
 		action := "pass"
 		switch {
@@ -185,7 +186,7 @@ func (o *output) result(t testOutcome) {
 		case e.Stopped == "skipped":
 			action = "skip"
 		}
-		o.emit(jsonEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
+		o.emit(JSONEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
 			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps})
@@ -194,10 +195,10 @@ func (o *output) result(t testOutcome) {
 	o.clear()
 	switch {
 	case e.Bug != nil:
-		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, indentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
+		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, base.IndentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
 		o.schedule(e.Bug, e.Trace)
 		o.races(e)
-		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, thousands(e.Schedules))
+		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, base.Thousands(e.Schedules))
 	case e.Stopped == "skipped":
 		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
 	default:
@@ -205,7 +206,7 @@ func (o *output) result(t testOutcome) {
 		if e.Elapsed > 0 {
 			rate = float64(e.Schedules) / e.Elapsed
 		}
-		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings (%s, %s/s)", thousands(e.Schedules), thousands(e.Interleavings), e.Strategy, thousands(int(rate)))
+		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings (%s, %s/s)", base.Thousands(e.Schedules), base.Thousands(e.Interleavings), e.Strategy, base.Thousands(int(rate)))
 		if e.Exhausted != "" {
 			what += ": " + e.Exhausted
 		}
@@ -223,8 +224,8 @@ func (o *output) result(t testOutcome) {
 func (o *output) interrupted(t testOutcome, signal string) {
 	e := t.Result
 	if o.json {
-		o.emit(jsonEvent{Action: "output", Package: t.Package, Test: t.Test, Output: "signal: " + signal + "\n"})
-		ev := jsonEvent{Action: "fail", Package: t.Package, Test: t.Test, Interrupted: signal}
+		o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: "signal: " + signal + "\n"})
+		ev := JSONEvent{Action: "fail", Package: t.Package, Test: t.Test, Interrupted: signal}
 		if e != nil {
 			ev.Elapsed, ev.Schedules, ev.Buggy, ev.Interleavings = &e.Elapsed, &e.Schedules, &e.Buggy, &e.Interleavings
 			ev.Races, ev.Findings, ev.Notice, ev.PeakMemory = &e.Races, e.Findings, e.Notice, e.PeakMemory
@@ -241,7 +242,7 @@ func (o *output) interrupted(t testOutcome, signal string) {
 		return
 	}
 	fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\tinterrupted (signal: %s) after %s schedule(s) without a bug, %s distinct interleavings: not explored to the end\t%.2fs\n",
-		t.Package, t.Test, signal, thousands(e.Schedules), thousands(e.Interleavings), e.Elapsed)
+		t.Package, t.Test, signal, base.Thousands(e.Schedules), base.Thousands(e.Interleavings), e.Elapsed)
 	o.races(e)
 }
 
@@ -250,7 +251,7 @@ func (o *output) interrupted(t testOutcome, signal string) {
 func (o *output) interruptedRun(signal string, stopped, notStarted int) {
 	msg := fmt.Sprintf("interrupted (signal: %s): %d test(s) stopped before the end of their exploration, %d not started; the results are incomplete\n", signal, stopped, notStarted)
 	if o.json {
-		o.emit(jsonEvent{Action: "output", Output: msg})
+		o.emit(JSONEvent{Action: "output", Output: msg})
 		return
 	}
 	o.clear()
@@ -270,7 +271,7 @@ func (o *output) races(e *explore.Event) {
 	fmt.Fprintf(o.stdout, "    %d data race(s) (findings, not failures; interleave races shows their stacks):\n", len(f.Races))
 	for _, r := range f.Races {
 		fmt.Fprintf(o.stdout, "      %s %s (G%d) and %s %s (G%d), seen in %s schedule(s)\n",
-			r.A.Op, r.A.Pos, r.A.Goroutine, r.B.Op, r.B.Pos, r.B.Goroutine, thousands(r.Schedules))
+			r.A.Op, r.A.Pos, r.A.Goroutine, r.B.Op, r.B.Pos, r.B.Goroutine, base.Thousands(r.Schedules))
 	}
 }
 
@@ -284,7 +285,7 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 		fmt.Fprintf(o.stdout, "    the schedule (not saved; every step, to replay by hand or save again):\n")
 		var buf strings.Builder
 		report.WriteSchedule(&buf, trace)
-		fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "    ")+"\n")
+		fmt.Fprint(o.stdout, base.IndentLines(strings.TrimRight(buf.String(), "\n"), "    ")+"\n")
 		return
 	}
 	f, err := schedule.Load(b.Schedule)
@@ -317,21 +318,5 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 		}
 	}
 	report.WriteScheduleFrom(&buf, steps, first)
-	fmt.Fprint(o.stdout, indentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
-}
-
-// thousands formats n with thousands separators: 12,345.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	fmt.Fprint(o.stdout, base.IndentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
 }

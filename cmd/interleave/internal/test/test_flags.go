@@ -1,7 +1,7 @@
 // The flags of interleave test: parsed by hand, as go test parses its own, so that build
 // flags and a strategy's parameters mix with the command's in any order; and its usage.
 
-package main
+package test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/explore"
@@ -78,7 +79,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 				return value, nil
 			}
 			if i+1 >= len(args) {
-				return "", fmt.Errorf("%w: flag -%s needs a value", errUsage, name)
+				return "", fmt.Errorf("%w: flag -%s needs a value", base.ErrUsage, name)
 			}
 			i++
 			return args[i], nil
@@ -89,7 +90,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			}
 			b, err := strconv.ParseBool(value)
 			if err != nil {
-				return false, fmt.Errorf("%w: -%s=%s: want true or false", errUsage, name, value)
+				return false, fmt.Errorf("%w: -%s=%s: want true or false", base.ErrUsage, name, value)
 			}
 			return b, nil
 		}
@@ -102,14 +103,14 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			if err == nil {
 				_, err = regexp.Compile(f.run)
 				if err != nil {
-					err = fmt.Errorf("%w: -run %q: %v", errUsage, f.run, err)
+					err = fmt.Errorf("%w: -run %q: %v", base.ErrUsage, f.run, err)
 				}
 			}
 		case "skip":
 			f.skip, err = next()
 			if err == nil {
 				if _, err = regexp.Compile(f.skip); err != nil {
-					err = fmt.Errorf("%w: -skip %q: %v", errUsage, f.skip, err)
+					err = fmt.Errorf("%w: -skip %q: %v", base.ErrUsage, f.skip, err)
 				}
 			}
 		case "strategy":
@@ -117,7 +118,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			if v, err = next(); err == nil {
 				name, params, perr := strategy.Parse(v)
 				if perr != nil {
-					return nil, fmt.Errorf("%w: -strategy: %v", errUsage, perr)
+					return nil, fmt.Errorf("%w: -strategy: %v", base.ErrUsage, perr)
 				}
 				f.strategy = name
 				for k, v := range params {
@@ -129,49 +130,49 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			if v, err = next(); err == nil {
 				f.schedules, err = strconv.Atoi(v)
 				if err != nil || f.schedules < 0 {
-					err = fmt.Errorf("%w: -schedules %q: want a number ≥ 0 (0: no limit)", errUsage, v)
+					err = fmt.Errorf("%w: -schedules %q: want a number ≥ 0 (0: no limit)", base.ErrUsage, v)
 				}
 			}
 		case "time":
 			var v string
 			if v, err = next(); err == nil {
 				if f.time, err = time.ParseDuration(v); err != nil || f.time < 0 {
-					err = fmt.Errorf("%w: -time %q: want a duration ≥ 0 such as 30s (0: no limit)", errUsage, v)
+					err = fmt.Errorf("%w: -time %q: want a duration ≥ 0 such as 30s (0: no limit)", base.ErrUsage, v)
 				}
 			}
 		case "minimize":
 			var v string
 			if v, err = next(); err == nil {
 				if f.minimize, err = time.ParseDuration(v); err != nil || f.minimize < 0 {
-					err = fmt.Errorf("%w: -minimize %q: want a duration ≥ 0 (0 turns minimization off)", errUsage, v)
+					err = fmt.Errorf("%w: -minimize %q: want a duration ≥ 0 (0 turns minimization off)", base.ErrUsage, v)
 				}
 			}
 		case "seed":
 			var v string
 			if v, err = next(); err == nil {
 				if f.seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-					err = fmt.Errorf("%w: -seed %q: want an unsigned integer", errUsage, v)
+					err = fmt.Errorf("%w: -seed %q: want an unsigned integer", base.ErrUsage, v)
 				}
 			}
 		case "max-steps":
 			var v string
 			if v, err = next(); err == nil {
 				if f.maxSteps, err = strconv.Atoi(v); err != nil || f.maxSteps < 0 {
-					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the default, %d)", errUsage, v, engine.DefaultMaxSteps)
+					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the default, %d)", base.ErrUsage, v, engine.DefaultMaxSteps)
 				}
 			}
 		case "fair-steps":
 			var v string
 			if v, err = next(); err == nil {
 				if f.fairSteps, err = strconv.Atoi(v); err != nil {
-					err = fmt.Errorf("%w: -fair-steps %q: want a number of steps (0: the default, %d; negative: no fairness)", errUsage, v, engine.DefaultFairSteps)
+					err = fmt.Errorf("%w: -fair-steps %q: want a number of steps (0: the default, %d; negative: no fairness)", base.ErrUsage, v, engine.DefaultFairSteps)
 				}
 			}
 		case "points":
 			var v string
 			if v, err = next(); err == nil {
 				if _, perr := engine.ParsePoints(v); perr != nil {
-					err = fmt.Errorf("%w: -points: %v", errUsage, perr)
+					err = fmt.Errorf("%w: -points: %v", base.ErrUsage, perr)
 				}
 				f.points = v
 			}
@@ -179,7 +180,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			var v string
 			if v, err = next(); err == nil {
 				if v != "report" && v != "fail" && v != "off" {
-					err = fmt.Errorf("%w: -races %q: want report, fail or off", errUsage, v)
+					err = fmt.Errorf("%w: -races %q: want report, fail or off", base.ErrUsage, v)
 				}
 				f.races = v
 			}
@@ -187,7 +188,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			var v string
 			if v, err = next(); err == nil {
 				if f.raceRuns, err = strconv.Atoi(v); err != nil || f.raceRuns < 1 {
-					err = fmt.Errorf("%w: -race-runs %q: want a positive number of schedules", errUsage, v)
+					err = fmt.Errorf("%w: -race-runs %q: want a positive number of schedules", base.ErrUsage, v)
 				}
 			}
 		case "instrument":
@@ -203,11 +204,11 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			f.json, err = boolValue()
 		case "junit":
 			if f.junit, err = next(); err == nil && f.junit == "" {
-				err = fmt.Errorf("%w: -junit: want the path of the report to write", errUsage)
+				err = fmt.Errorf("%w: -junit: want the path of the report to write", base.ErrUsage)
 			}
 		case "sarif":
 			if f.sarif, err = next(); err == nil && f.sarif == "" {
-				err = fmt.Errorf("%w: -sarif: want the path of the log to write", errUsage)
+				err = fmt.Errorf("%w: -sarif: want the path of the log to write", base.ErrUsage)
 			}
 		case "origin":
 			f.origin, err = next()
@@ -215,14 +216,14 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			var v string
 			if v, err = next(); err == nil {
 				if f.workers, err = strconv.Atoi(v); err != nil || f.workers < 1 {
-					err = fmt.Errorf("%w: -p %s: want a number of worker processes ≥ 1 (stride's parameter p is set as -strategy stride:p=…)", errUsage, v)
+					err = fmt.Errorf("%w: -p %s: want a number of worker processes ≥ 1 (stride's parameter p is set as -strategy stride:p=…)", base.ErrUsage, v)
 				}
 			}
 		case "shard":
 			var v string
 			if v, err = next(); err == nil {
 				if f.shard, err = strategy.ParsePartLevel(v); err != nil {
-					err = fmt.Errorf("%w: -shard: %v", errUsage, err)
+					err = fmt.Errorf("%w: -shard: %v", base.ErrUsage, err)
 				}
 			}
 		case "v":
@@ -242,7 +243,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 					f.params[name] = v
 				}
 			default:
-				err = fmt.Errorf("%w: flag provided but not defined: -%s (neither a flag of interleave test, a build flag, nor a parameter of a strategy; see interleave test -h)", errUsage, name)
+				err = fmt.Errorf("%w: flag provided but not defined: -%s (neither a flag of interleave test, a build flag, nor a parameter of a strategy; see interleave test -h)", base.ErrUsage, name)
 			}
 		}
 		if err != nil {

@@ -1,4 +1,7 @@
-package main
+// Package test is interleave test: it instruments the packages, explores each selected test
+// under the controlled scheduler in worker processes (-p) or shards (-shard), and reports what
+// it found as text or go test -json events, JUnit XML and SARIF, and in the results store.
+package test
 
 import (
 	"bufio"
@@ -28,7 +31,8 @@ import (
 // testOutcome is what one test's run came to.
 type testOutcome = report.Outcome
 
-func runTest(args []string, stdout, stderr io.Writer) error {
+// Run runs interleave test with the command-line arguments args.
+func Run(args []string, stdout, stderr io.Writer) error {
 	f, err := parseTestFlags(args)
 	if errors.Is(err, flag_ErrHelp) {
 		fmt.Fprintf(stderr, testUsage, strings.Join(strategy.Names, ", "))
@@ -40,7 +44,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := strategy.New(f.strategy, f.params, f.seed)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", base.ErrUsage, err)
 	}
 	// A test is split among workers and shards only when its strategy can be partitioned;
 	// otherwise (PERIOD) the shards split the test list, each test explored whole in one.
@@ -48,13 +52,13 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	splittable := splitErr == nil
 	// PERIOD's workers on one machine explore one test's search in step (strategy.Lockstep).
 	lockstep := !splittable && strategy.CanLockstep(s) == nil
-	ctx, stop := stopContext()
+	ctx, stop := base.StopContext()
 	defer stop()
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	wd, f.packages = moduleOf(wd, f.packages)
+	wd, f.packages = ModuleOf(wd, f.packages)
 	work, err := instrument.WorkDir("interleave-build")
 	if err != nil {
 		return err
@@ -68,10 +72,10 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w while building the tests: nothing was run", intr)
 	}
 	if err != nil {
-		return buildFailed(err)
+		return BuildFailed(err)
 	}
 	for _, p := range res.Problems {
-		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", relPos(wd, p.Pos.String()), p.Msg))
+		out.warn(fmt.Sprintf("interleave: not instrumented: %s: %s", RelPos(wd, p.Pos.String()), p.Msg))
 	}
 	if f.verbose {
 		switch {
@@ -91,7 +95,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			out.noTests(p.ImportPath)
 			continue
 		}
-		tests, err := listTests(ctx, p, f.run, f.skip)
+		tests, err := ListTests(ctx, p, f.run, f.skip)
 		if intr := base.InterruptedBy(ctx); err != nil && intr != nil {
 			return fmt.Errorf("%w while listing the tests: nothing was run", intr)
 		}
@@ -188,29 +192,29 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	// number (main.go).
 	switch {
 	case bugs > 0:
-		return errBug
+		return base.ErrBug
 	case intr != nil:
 		return intr
 	case failures > 0:
-		return errQuiet
+		return base.ErrQuiet
 	}
 	return nil
 }
 
-// buildFailed is the error of a run whose instrumented build failed: the go command's
+// BuildFailed is the error of a run whose instrumented build failed: the go command's
 // output, indented, when it is what failed.
-func buildFailed(err error) error {
+func BuildFailed(err error) error {
 	var ie *instrument.Error
 	if errors.As(err, &ie) {
-		return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, indentLines(strings.TrimSpace(ie.Detail), "\t"))
+		return fmt.Errorf("%s failed; nothing was run:\n%s", ie.Op, base.IndentLines(strings.TrimSpace(ie.Detail), "\t"))
 	}
 	return err
 }
 
-// moduleOf lets the packages be given as the directory of another module (an example under
+// ModuleOf lets the packages be given as the directory of another module (an example under
 // testdata, a checkout next to this one): when every pattern is a directory of one module
 // other than the working directory's, the build runs in that module, as if run there.
-func moduleOf(wd string, patterns []string) (string, []string) {
+func ModuleOf(wd string, patterns []string) (string, []string) {
 	root := func(dir string) string {
 		for d := dir; ; d = filepath.Dir(d) {
 			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
@@ -255,9 +259,9 @@ func moduleOf(wd string, patterns []string) (string, []string) {
 	return other, rel
 }
 
-// listTests returns the tests of the package that -run and -skip select: those the build
+// ListTests returns the tests of the package that -run and -skip select: those the build
 // listed (instrument.Package.Tests), or those the binary lists now.
-func listTests(ctx context.Context, p *instrument.Package, run, skip string) ([]string, error) {
+func ListTests(ctx context.Context, p *instrument.Package, run, skip string) ([]string, error) {
 	all := p.Tests
 	if all == nil {
 		var err error
@@ -382,12 +386,12 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 	return env
 }
 
-// execTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
+// ExecTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
 // returns its result event and its output. Progress events (and the "lockstep" events of a
 // lockstep search) go to onEvent as they come. The extra files are the test binary's, from
 // file descriptor 4 on (3 is its event stream); they are closed here once it started, so that
 // the binary holds the only copies (a pipe's writer then learns that it ended).
-func execTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
+func ExecTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		for _, f := range extra {
@@ -440,9 +444,9 @@ func execTest(ctx context.Context, p *instrument.Package, test string, env []str
 	r.Close()
 	waitErr := cmd.Wait()
 	if result == nil {
-		msg := "the test binary ended without a result: " + whyEnded(waitErr)
-		if tail := lastLines(log.String(), 30); tail != "" {
-			msg += ":\n" + indentLines(tail, "\t")
+		msg := "the test binary ended without a result: " + WhyEnded(waitErr)
+		if tail := base.LastLines(log.String(), 30); tail != "" {
+			msg += ":\n" + base.IndentLines(tail, "\t")
 		}
 		return nil, log.String(), errors.New(msg)
 	}
@@ -478,27 +482,16 @@ func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome, i
 	return doc.Save(runs)
 }
 
-func indentLines(s, prefix string) string {
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func relPos(wd, pos string) string {
+// RelPos is pos ("file:line:col") with its file relative to wd when it is under wd.
+func RelPos(wd, pos string) string {
 	if rel, err := filepath.Rel(wd, pos); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return pos
 }
 
-// whyEnded says how a test binary that reported no result ended.
-func whyEnded(err error) string {
+// WhyEnded says how a test binary that reported no result ended.
+func WhyEnded(err error) string {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -2,7 +2,7 @@
 // search in step (strategy.Lockstep), and at the end of each round every one of them sends its
 // executions' outcomes here, on its event stream, and waits for everyone's, on its lockstep file.
 
-package main
+package test
 
 import (
 	"encoding/json"

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
+	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/instrument"
 )
 

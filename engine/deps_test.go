@@ -16,8 +16,9 @@ const module = "github.com/interleave-dev/interleave"
 // layer places every package of the module in the data path of DESIGN.md, lowest first: a
 // package may import only packages of lower layers. A new package gets a layer here.
 var layer = map[string]int{
-	"engine/schedule":                     0,
+	"engine/bounded":                      0,
 	"engine/internal/splitmix":            0,
+	"engine/schedule":                     5,
 	"engine":                              10,
 	"engine/findings":                     10,
 	"engine/random":                       10,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/stress"
@@ -138,8 +139,12 @@ func (r *stressRun) save() error {
 	return nil
 }
 
+// stressRecordLimit bounds a stress record as a run summary is: a record is smaller still.
+var stressRecordLimit = bounded.Limit{What: "a stress record", Max: bounded.Summary.Max}
+
+// readStressRecord reads the record of -repro: a regular file of at most stressRecordLimit.
 func readStressRecord(path string) (*stressRecord, error) {
-	b, err := os.ReadFile(path)
+	b, err := stressRecordLimit.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("-repro: %w", err)
 	}

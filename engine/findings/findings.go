@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -281,9 +282,10 @@ func Decode(data []byte, path string) (*File, error) {
 	return f, nil
 }
 
-// Load reads the findings document at path.
+// Load reads the findings document at path: a regular file of at most bounded.Document's
+// size.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.Document.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}

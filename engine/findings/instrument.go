@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/interleave-dev/interleave/engine/bounded"
 )
 
 // InstrumentFormatName is the value of the "format" field of every instrumentation document.
@@ -57,14 +59,14 @@ func Hash(data []byte) string {
 }
 
 // HashFiles returns the content hashes of the files (relative to root, slash-separated)
-// that can be read; the others are left out.
+// that can be read — regular files of at most bounded.Source's size; the others are left out.
 func HashFiles(root string, files []string) map[string]string {
 	out := make(map[string]string)
 	for _, f := range files {
 		if _, ok := out[f]; ok || f == "" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		data, err := bounded.Source.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
 			continue
 		}

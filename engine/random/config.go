@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/interleave-dev/interleave/engine/bounded"
 )
 
 // ConfigFile is the name of the configuration file of a package's stress tests, in the
@@ -62,10 +63,11 @@ type TestConfig struct {
 	Inputs  map[string]Spec
 }
 
-// LoadConfig reads the ConfigFile of directory dir. It returns (nil, nil) if there is none.
+// LoadConfig reads the ConfigFile of directory dir (a regular file of at most
+// bounded.Config's size). It returns (nil, nil) if there is none.
 func LoadConfig(dir string) (*Config, error) {
 	path := filepath.Join(dir, ConfigFile)
-	data, err := os.ReadFile(path)
+	data, err := bounded.Config.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

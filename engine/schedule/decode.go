@@ -7,14 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/interleave-dev/interleave/engine/bounded"
 )
 
-// Load reads the schedule file at path.
+// Load reads the schedule file at path: a regular file of at most bounded.Schedule's size.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.Schedule.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load schedule %s: %w", path, err)
 	}
@@ -26,12 +27,12 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-// Decode reads a schedule file from r. Bad input gives an *Error that says what is wrong
-// and where; Decode never panics.
+// Decode reads a schedule file from r, at most bounded.Schedule's size of it. Bad input
+// gives an *Error that says what is wrong and where; Decode never panics.
 func Decode(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
+	data, err := bounded.Schedule.ReadAll(r, "schedule")
 	if err != nil {
-		return nil, fmt.Errorf("read schedule: %w", err)
+		return nil, err // "read schedule: ..."
 	}
 	return decode(data, "")
 }

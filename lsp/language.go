@@ -2,13 +2,13 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/lsp/diagnose"
 	"github.com/interleave-dev/interleave/lsp/lens"
@@ -68,7 +68,7 @@ func (s *Server) codeLens(ctx context.Context, req jsonrpc2.Request) (any, error
 	s.mu.Unlock()
 	if src == nil {
 		var err error
-		if src, err = os.ReadFile(path); err != nil {
+		if src, err = bounded.Source.ReadFile(path); err != nil {
 			return []protocol.CodeLens{}, nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 )
 
@@ -201,7 +202,9 @@ type diskEntry struct {
 	src  *source
 }
 
-// get returns the parsed content of the file at path, nil if it cannot be read.
+// get returns the parsed content of the file at path, nil if it cannot be read or is not a
+// regular file of at most bounded.Source's size (a position in a store document may name
+// any path).
 func (c *diskCache) get(path string) *source {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -213,7 +216,7 @@ func (c *diskCache) get(path string) *source {
 	if ok && e.mod.Equal(info.ModTime()) && e.size == info.Size() {
 		return e.src
 	}
-	data, err := os.ReadFile(path)
+	data, err := bounded.Source.ReadFile(path)
 	if err != nil {
 		return nil
 	}

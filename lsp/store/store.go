@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -268,11 +269,19 @@ func (s *Store) forget(path string) bool {
 	return had && (f || i || sc)
 }
 
-// load reads the document at path, replacing what the store had from it.
+// load reads the document at path, replacing what the store had from it. A path that is not
+// a regular file (a FIFO, a device, a directory) or is larger than its kind's limit is
+// skipped and reported as a corrupt document is.
 func (s *Store) load(path string) (changed bool, err error) {
+	k := s.kindOf(path)
+	limit := bounded.Document
+	if k == kindSchedule {
+		limit = bounded.Schedule
+	}
 	info, statErr := os.Stat(path)
-	data, readErr := os.ReadFile(path)
-	if statErr != nil || readErr != nil {
+	data, readErr := limit.ReadFile(path)
+	var refused *bounded.Error
+	if statErr != nil || (readErr != nil && !errors.As(readErr, &refused)) {
 		return s.forget(path), nil // removed meanwhile
 	}
 	st := stampOf(info)
@@ -280,14 +289,15 @@ func (s *Store) load(path string) (changed bool, err error) {
 		f   *findings.File
 		in  *findings.Instrumentation
 		sc  *schedule.File
-		bad error
+		bad = readErr
 	)
-	switch s.kindOf(path) {
-	case kindFindings:
+	switch {
+	case bad != nil:
+	case k == kindFindings:
 		f, bad = findings.Decode(data, path)
-	case kindInstrument:
+	case k == kindInstrument:
 		in, bad = findings.DecodeInstrumentation(data, path)
-	case kindSchedule:
+	case k == kindSchedule:
 		sc, bad = schedule.Decode(bytes.NewReader(data))
 		if sc != nil {
 			// What the server shows of a schedule is its test, bug and summary: the steps,

@@ -45,7 +45,7 @@ func TestLaunchRefusesWhatIsNotAScheduleFile(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"/dev/zero", "/dev/zero: not a regular file but a character device"},
 		{fifo, fifo + ": not a regular file but a FIFO"},
-		{sparse, sparse + ": 10 GiB (10737418240 bytes), more than 256 MiB, the limit of a schedule file"},
+		{sparse, sparse + ": 10 GiB (10737418240 bytes), more than 256 MiB (268435456 bytes), the limit of a schedule file"},
 		{dirJSON, dirJSON + ": not a regular file but a directory"},
 	} {
 		if _, err := os.Stat(tc.path); err != nil {

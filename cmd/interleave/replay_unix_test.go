@@ -39,7 +39,7 @@ func TestReplayRefusesWhatIsNotAScheduleFile(t *testing.T) {
 	}{
 		{"/dev/zero", "/dev/zero", []string{"/dev/zero: not a regular file but a character device"}},
 		{"a FIFO", fifo, []string{fifo + ": not a regular file but a FIFO"}},
-		{"a sparse file past the limit", sparse, []string{sparse + ": 256.0 MiB (268435457 bytes)", "more than 256 MiB, the limit of a schedule file"}},
+		{"a sparse file past the limit", sparse, []string{sparse + ": 256.0 MiB (268435457 bytes), more than 256 MiB (268435456 bytes), the limit of a schedule file"}},
 		{"a directory named x.json", dirJSON, []string{dirJSON + ": not a regular file but a directory"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

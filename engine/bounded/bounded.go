@@ -83,9 +83,9 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("read %s: the file was replaced while it was opened: refusing to read it as %s", e.Path, e.Limit.What)
 	case ErrTooLarge:
 		if e.Size < 0 {
-			return fmt.Sprintf("read %s: more than %s, the limit of %s (%d bytes): refusing to read the rest", e.Path, Size(e.Limit.Max), e.Limit.What, e.Limit.Max)
+			return fmt.Sprintf("read %s: more than %s, the limit of %s: refusing to read the rest", e.Path, exact(e.Limit.Max), e.Limit.What)
 		}
-		return fmt.Sprintf("read %s: %s (%d bytes), more than %s, the limit of %s (%d bytes): refusing to read it", e.Path, Size(e.Size), e.Size, Size(e.Limit.Max), e.Limit.What, e.Limit.Max)
+		return fmt.Sprintf("read %s: %s, more than %s, the limit of %s: refusing to read it", e.Path, exact(e.Size), exact(e.Limit.Max), e.Limit.What)
 	}
 	return fmt.Sprintf("read %s: %v", e.Path, e.Err)
 }
@@ -133,6 +133,14 @@ func Size(n int64) string {
 		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// exact is Size, with the number of bytes beside it when Size rounds it: "256 MiB (268435456 bytes)".
+func exact(n int64) string {
+	if n < 1<<10 {
+		return Size(n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", Size(n), n)
 }
 
 // ReadFile reads the file at path, following symbolic links, if it is a regular file of at

@@ -46,7 +46,7 @@ func TestRefreshSkipsWhatIsNotADocument(t *testing.T) {
 		zero:    "not a regular file but a character device",
 		fifo:    "not a regular file but a FIFO",
 		linkDir: "not a regular file but a directory",
-		big:     "64.0 MiB (67108865 bytes), more than 64 MiB, the limit of a results-store document",
+		big:     "64.0 MiB (67108865 bytes), more than 64 MiB (67108864 bytes), the limit of a results-store document",
 	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		os.Remove(zero)

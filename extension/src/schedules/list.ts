@@ -1,21 +1,23 @@
 // The saved schedules of the workspace, read from every results store under its folders.
 
 import * as vscode from 'vscode';
+import { limits, readBounded } from '../store/read';
 import { parseSchedule, ScheduleSummary } from '../store/store';
 
-/** Every schedule file of the workspace, newest first; unreadable files are skipped. */
+/** Every schedule file of the workspace, newest first; unreadable files (and what is not a
+ * regular file within the schedule limit: store/read.ts) are skipped. */
 export async function listSchedules(): Promise<ScheduleSummary[]> {
   const uris = await vscode.workspace.findFiles('**/.interleave/schedules/*.json', '**/node_modules/**', 2000);
   const out: ScheduleSummary[] = [];
   for (const uri of uris) {
     try {
-      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      const text = await readBounded(uri.fsPath, limits.schedule);
       const s = parseSchedule(uri.fsPath, text);
       if (s !== undefined) {
         out.push(s);
       }
     } catch {
-      // Removed meanwhile, or unreadable: not listed.
+      // Removed meanwhile, unreadable, or refused: not listed.
     }
   }
   return out.sort((a, b) => (b.time || 0) - (a.time || 0));

@@ -7,6 +7,7 @@
 import * as cp from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { limits, readBounded } from '../store/read';
 import { modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { requireTools, restrictedMessage } from '../tools/tools';
@@ -72,12 +73,11 @@ export class TestingController implements vscode.Disposable {
       return;
     }
     this.shownSummaries.add(uri.fsPath);
-    const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
     let text: string;
     try {
-      text = decode(await vscode.workspace.fs.readFile(uri));
+      text = await readBounded(uri.fsPath, limits.summary);
     } catch (err) {
-      this.log.warn(`run summary ${uri.fsPath}: ${String(err)}`);
+      this.log.warn(`run summary ${uri.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     const summary = parseRunSummary(text);
@@ -91,7 +91,7 @@ export class TestingController implements vscode.Disposable {
     const moduleDir = path.dirname(path.dirname(path.dirname(uri.fsPath))); // <module>/.interleave/runs/x.json
     let modPath: string | undefined;
     try {
-      modPath = modulePath(decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path.join(moduleDir, 'go.mod')))));
+      modPath = modulePath(await readBounded(path.join(moduleDir, 'go.mod'), limits.source));
     } catch {
       modPath = undefined;
     }
@@ -165,7 +165,8 @@ export class TestingController implements vscode.Disposable {
     if (d === undefined || d.test !== undefined) {
       return;
     }
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(d.file));
+    const text =
+      d.file.scheme === 'file' ? await readBounded(d.file.fsPath, limits.source) : new TextDecoder().decode(await vscode.workspace.fs.readFile(d.file));
     const children: vscode.TestItem[] = [];
     for (const t of discoverTests(text)) {
       const ti = this.ctrl.createTestItem(`${d.file.toString()}#${t.name}`, t.name, d.file);

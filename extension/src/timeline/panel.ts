@@ -10,6 +10,7 @@ import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inertMessage } from '../markdown';
+import { limits, readBounded } from '../store/read';
 import { parsePosition } from '../store/store';
 import { moduleRootOf } from '../schedules/list';
 import { renderSVG, timelineOf } from './render';
@@ -71,7 +72,7 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** Shows the timeline of the schedule file at schedulePath. */
   async show(schedulePath: string): Promise<void> {
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(schedulePath)));
+    const text = await readBounded(schedulePath, limits.schedule);
     const t = timelineOf(JSON.parse(text), this.currentFor(schedulePath));
     const svg = renderSVG(t);
     if (this.panel === undefined) {

@@ -30,10 +30,12 @@ type Limit struct {
 // The limits of interleave's inputs. Each is far above what interleave itself writes, so
 // that only a file that is not what it claims to be meets it.
 var (
-	// Schedule is the limit of a schedule file. The largest a run writes is a livelock's,
-	// cut at the step bound (engine.DefaultMaxSteps, 100,000 steps, about 100 bytes a step,
-	// so about 10 MB), with every goroutine's stack in its bug; the limit leaves a margin
-	// of more than twenty times that for long positions and larger step bounds.
+	// Schedule is the limit of a schedule file. The longest a run writes at the default
+	// step bound (engine.DefaultMaxSteps, 100,000 steps) is a livelock's: 7.2 MB measured
+	// (72 bytes a step), and loading it allocates about 7 times that. The limit leaves room
+	// for 35 times as many steps, or longer positions and many goroutines' stacks in the
+	// bug; schedule.Encode refuses to write a file past it (-max-steps far above the
+	// default), since it could not be read back.
 	Schedule = Limit{"a schedule file", 256 << 20}
 	// Document is the limit of a results store's findings and instrumentation documents
 	// (one per test, or per package): their races and constructs are deduplicated by

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/interleave-dev/interleave/engine/bounded"
 )
 
-// Encode writes f as a schedule file. It refuses a file that Decode would reject.
+// Encode writes f as a schedule file. It refuses a file that Decode would reject, larger
+// than bounded.Schedule included.
 func (f *File) Encode(w io.Writer) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("encode schedule: %w", &Error{Kind: err.kind, msg: err.msg})
@@ -106,6 +109,11 @@ func (f *File) Encode(w io.Writer) error {
 		b.WriteString("\n  ")
 	}
 	b.WriteString("]\n}\n")
+	if limit := bounded.Schedule; int64(b.Len()) > limit.Max {
+		// Only a step bound far above the default (-max-steps) makes one so long.
+		return fmt.Errorf("encode schedule: its %d steps take %s, more than %s, the limit of %s that interleave reads back: %w",
+			run, bounded.Size(int64(b.Len())), bounded.Size(limit.Max), limit.What, bounded.ErrTooLarge)
+	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("encode schedule: %w", err)
 	}

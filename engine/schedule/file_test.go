@@ -3,6 +3,7 @@ package schedule_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -386,4 +388,33 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("encoding is not a fixed point:\n%s\n---\n%s", b.String(), b2.String())
 		}
 	})
+}
+
+// TestEncodeRefusesWhatLoadWouldRefuse: a schedule whose file would be larger than
+// bounded.Schedule (a step bound far above the default) is not written, with an error that
+// says why, since Load would refuse it; one within the limit is written and loads.
+func TestEncodeRefusesWhatLoadWouldRefuse(t *testing.T) {
+	f := sampleFile()
+	var b bytes.Buffer
+	if err := f.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	saved := bounded.Schedule
+	t.Cleanup(func() { bounded.Schedule = saved })
+	bounded.Schedule.Max = int64(b.Len())
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := f.Save(path); err != nil {
+		t.Fatalf("a schedule of exactly the limit: %v", err)
+	}
+	if _, err := schedule.Load(path); err != nil {
+		t.Fatalf("a schedule of exactly the limit: %v", err)
+	}
+	bounded.Schedule.Max--
+	err := f.Encode(io.Discard)
+	if !errors.Is(err, bounded.ErrTooLarge) || !strings.Contains(err.Error(), "the limit of a schedule file that interleave reads back") {
+		t.Fatalf("a schedule one byte past the limit: %v, want it refused", err)
+	}
+	if _, err := schedule.Load(path); !errors.Is(err, bounded.ErrTooLarge) {
+		t.Fatalf("Load of a file one byte past the limit: %v, want it refused", err)
+	}
 }

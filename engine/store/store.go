@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -30,12 +31,13 @@ import (
 const Dir = findings.StoreDir
 
 // FindModule walks up from dir to the nearest go.mod and returns its directory and module
-// path; ok is false when there is none.
+// path; ok is false when there is none. A go.mod that is not a regular file of at most
+// bounded.Source's size (a FIFO, which would block the walk) is passed over.
 func FindModule(dir string) (root, module string, ok bool) {
 	for {
-		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+		if f, _, err := bounded.Source.Open(filepath.Join(dir, "go.mod"), true); err == nil {
 			defer f.Close()
-			sc := bufio.NewScanner(f)
+			sc := bufio.NewScanner(io.LimitReader(f, bounded.Source.Max))
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
 				if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {

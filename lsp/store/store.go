@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,14 +49,15 @@ func FindModule(dir string) (m Module, ok bool) {
 	}
 }
 
-// modulePath reads the module path of a go.mod file; found is false when it cannot be read.
+// modulePath reads the module path of a go.mod file; found is false when it cannot be read,
+// or is not a regular file of at most bounded.Source's size (a FIFO would block the walk).
 func modulePath(gomod string) (path string, found bool) {
-	f, err := os.Open(gomod)
+	f, _, err := bounded.Source.Open(gomod, true)
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, bounded.Source.Max))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {

@@ -92,3 +92,31 @@ func TestRefreshSkipsWhatIsNotADocument(t *testing.T) {
 		}
 	}
 }
+
+// TestModulesPassOverAFIFO: a FIFO named go.mod below a workspace folder is not a module,
+// and the search does not wait on it for a writer.
+func TestModulesPassOverAFIFO(t *testing.T) {
+	folder := t.TempDir()
+	write(t, filepath.Join(folder, "a", "go.mod"), "module example.com/a\n")
+	fifo := filepath.Join(folder, "b", "go.mod")
+	write(t, filepath.Join(folder, "b", "placeholder"), "")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []store.Module, 1)
+	go func() { done <- store.Modules(folder) }()
+	select {
+	case ms := <-done:
+		if len(ms) != 1 || ms[0].Path != "example.com/a" {
+			t.Errorf("Modules = %+v, want example.com/a alone", ms)
+		}
+	case <-time.After(time.Minute):
+		if w, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil { // release the blocked open
+			defer w.Close()
+		}
+		t.Fatal("Modules waited on a FIFO named go.mod")
+	}
+	if _, ok := store.FindModule(filepath.Dir(fifo)); ok {
+		t.Errorf("FindModule(%s): a module, want none", filepath.Dir(fifo))
+	}
+}

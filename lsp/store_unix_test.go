@@ -18,6 +18,7 @@ import (
 // without a writer, each named as a document, does not take the language server down (out
 // of memory) or stop it (waiting on the FIFO): each is named in the log as skipped, the
 // store's good document still gives its diagnostic, and the server answers the next request.
+// Nor do source files that are FIFOs: one a race names, one asked for code lenses.
 func TestStoreWithDevicesAndFIFOs(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip(err)
@@ -30,6 +31,12 @@ func TestStoreWithDevicesAndFIFOs(t *testing.T) {
  "test": {"module": "m", "package": "m", "name": "TestA"}, "time": "2026-01-01T00:00:00Z", "points": "all", "schedules": 10,
  "races": [{"a": {"pos": "a.go:4:3", "file": "a.go", "line": 4, "col": 3, "op": "write", "goroutine": 1},
             "b": {"pos": "a.go:4:3", "file": "a.go", "line": 4, "col": 3, "op": "read", "goroutine": 2},
+            "firstSchedule": 1, "schedules": 4}]}`,
+		// A race whose source file is a FIFO: placing its position must not wait on it.
+		".interleave/findings/m.TestB.json": `{"format": "interleave-findings", "version": 1,
+ "test": {"module": "m", "package": "m", "name": "TestB"}, "time": "2026-01-01T00:00:00Z", "points": "all", "schedules": 10,
+ "races": [{"a": {"pos": "pipe.go:4:3", "file": "pipe.go", "line": 4, "col": 3, "op": "write", "goroutine": 1},
+            "b": {"pos": "pipe.go:4:3", "file": "pipe.go", "line": 4, "col": 3, "op": "read", "goroutine": 2},
             "firstSchedule": 1, "schedules": 4}]}`,
 	}
 	for name, content := range files {
@@ -49,16 +56,19 @@ func TestStoreWithDevicesAndFIFOs(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Were the server to wait on the FIFO, the test's end releases it (and it fails, as
-	// Await has timed out).
-	t.Cleanup(func() {
-		if w, err := os.OpenFile(fifo, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
+	pipe, testPipe := filepath.Join(dir, "pipe.go"), filepath.Join(dir, "pipe_test.go")
+	for _, p := range []string{fifo, pipe, testPipe} {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
 		}
-	})
+		// Were the server to wait on a FIFO, the test's end releases it (and it fails, as
+		// Await or Call has timed out).
+		t.Cleanup(func() {
+			if w, err := os.OpenFile(p, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+		})
+	}
 
 	c := lsptest.Start(t, exe, dir)
 	c.Initialize(lsptest.VSCodeInitialize([]string{dir}, nil))
@@ -75,10 +85,11 @@ func TestStoreWithDevicesAndFIFOs(t *testing.T) {
 		return logged(r, zero, "not a regular file but a character device") &&
 			logged(r, fifo, "not a regular file but a FIFO") && len(r.Diagnostics(a)) == 1
 	})
+	// Code lenses of a test file that is a FIFO: none, at once.
 	var lenses []protocol.CodeLens
 	if err := c.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI("file://" + a)}}, &lenses); err != nil {
-		t.Errorf("the next request: %v", err)
+		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI("file://" + testPipe)}}, &lenses); err != nil || len(lenses) != 0 {
+		t.Errorf("code lenses of a FIFO: %v, %v; want none", lenses, err)
 	}
 	c.Shutdown()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
@@ -105,7 +106,7 @@ func TestMergeRefusesUntrustedDocuments(t *testing.T) {
 				t.Fatal(err)
 			}
 			return p
-		}, "not a regular file (a symbolic link)"},
+		}, "a symbolic link: refusing to follow it"},
 		{"symlinked schedules directory", func(t *testing.T, store string) string {
 			outside := filepath.Join(t.TempDir(), "schedules")
 			if err := os.Rename(filepath.Join(store, "schedules"), outside); err != nil {
@@ -122,14 +123,26 @@ func TestMergeRefusesUntrustedDocuments(t *testing.T) {
 				t.Skip("no FIFO:", err)
 			}
 			return p
-		}, "not a regular file (a FIFO)"},
+		}, "not a regular file but a FIFO"},
 		{"directory named *.json", func(t *testing.T, store string) string {
 			p := filepath.Join(store, "runs", "20261201T000000.000x.json")
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			return p
-		}, "not a regular file (a directory)"},
+		}, "not a regular file but a directory"},
+		{"schedule larger than the limit", func(t *testing.T, store string) string {
+			p := filepath.Join(store, "schedules", "TestX-fail-huge.json")
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(bounded.Schedule.Max + 1); err != nil { // sparse: no disk used
+				t.Skip("no sparse file:", err)
+			}
+			return p
+		}, "more than 256 MiB"},
 		{"corrupt schedule", func(t *testing.T, store string) string {
 			p := filepath.Join(store, "schedules", "TestX-fail-9.json")
 			if err := os.WriteFile(p, []byte(`{"format": "interleave-schedule", "version": 1, "steps": [`), 0o644); err != nil {

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -53,7 +53,7 @@ func readStore(dir string) (*input, []string) {
 		}
 		for _, name := range names {
 			p := filepath.Join(dir, sub, name)
-			data, err := readRegular(p)
+			data, err := readRegular(p, limitOf(sub))
 			if err != nil {
 				problems = append(problems, err.Error())
 				continue
@@ -153,35 +153,27 @@ func docNames(dir string) ([]string, error) {
 	return names, nil
 }
 
-// readRegular reads the file at path, which must be a regular file: not a symbolic link
-// (a shard's schedules/env.json -> /proc/self/environ would copy the merging job's
-// environment into the merged store), a device, a FIFO or a directory.
-func readRegular(path string) ([]byte, error) {
-	before, err := os.Lstat(path)
+// readRegular reads the file at path, which must be a regular file of at most the limit of
+// its kind: not a symbolic link (a shard's schedules/env.json -> /proc/self/environ would
+// copy the merging job's environment into the merged store), a device, a FIFO, a directory
+// or a file larger than interleave ever writes (bounded's limits).
+func readRegular(path string, limit bounded.Limit) ([]byte, error) {
+	data, err := limit.ReadFileNoFollow(path)
 	if err != nil {
-		return nil, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): refused", path, kind(before.Mode()))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// The file opened must be the one looked at, not one put in its place since.
-	after, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !os.SameFile(before, after) || !after.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: replaced while it was read: refused", path)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("%w: refused", err)
 	}
 	return data, nil
+}
+
+// limitOf is the limit of the documents of a store's subdirectory.
+func limitOf(sub string) bounded.Limit {
+	switch sub {
+	case "schedules":
+		return bounded.Schedule
+	case "runs":
+		return bounded.Summary
+	}
+	return bounded.Document
 }
 
 // kind names what a file that is not a regular file is.

@@ -224,7 +224,7 @@ func stage(docs []namedData, dst, tmp string, st *mergeStats) (map[string]string
 	have := map[[32]byte]string{}
 	names, _ := docNames(dst)
 	for _, n := range names {
-		if b, err := readRegular(filepath.Join(dst, n)); err == nil {
+		if b, err := readRegular(filepath.Join(dst, n), limitOf(filepath.Base(dst))); err == nil {
 			have[sha256.Sum256(b)] = filepath.Join(dst, n)
 		}
 	}

@@ -3,11 +3,11 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/atomicfile"
+	"github.com/interleave-dev/interleave/engine/bounded"
 )
 
 // Summary is a run's summary in .interleave/runs (docs/results-store.md).
@@ -45,7 +45,7 @@ func (doc *Summary) Save(runs string) (string, error) {
 
 // LoadSummary reads the run summary at path.
 func LoadSummary(path string) (*Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.Summary.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

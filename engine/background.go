@@ -75,10 +75,14 @@ func (e *Exec) background() {
 // livelockWindow is how many of the last steps must only look for a livelock.
 const livelockWindow = 1000
 
-// A lock cycle: goroutines each blocked locking a sync.Mutex that the next one locked. None of
-// them can unlock anything, so unless a goroutine outside the cycle unlocks a mutex it did not
-// lock (legal in Go, and rare), they are deadlocked, even while other goroutines run on (a
-// ticker's). The cycle is looked for when a goroutine blocks locking a mutex (the step that can
+// A lock cycle: goroutines each blocked locking a sync.Mutex that the next one locked and alone
+// can unlock. Go lets any goroutine unlock a mutex, so the one that locked it is taken to be
+// the only one that can only while it has not passed anything on since its Lock (handedOff):
+// a mutex locked before a send, a go statement or an atomic store may be unlocked by whoever
+// learns of it (a summary flushed by handing its locked batch to the goroutine that sums it
+// and unlocks), and is in no cycle. None of a cycle's goroutines can unlock anything, and no
+// other goroutine can correctly unlock their mutexes, so they are deadlocked, even while other
+// goroutines run on (a ticker's). The cycle is looked for when a goroutine blocks locking a mutex (the step that can
 // close it). If the execution then ends as it would have anyway — every goroutine blocked (the
 // classic deadlock), or the test returning with the cycle's goroutines left behind (a leak) —
 // that is the report. If instead it runs on for cycleGrace steps (other goroutines polling, a
@@ -142,13 +146,14 @@ func (e *Exec) lockCycleEntry(start *goroutine) *goroutine {
 	return slow
 }
 
-// lockHolder returns the goroutine holding the mutex g waits to lock, or nil.
+// lockHolder returns the goroutine that alone can unlock the mutex g waits to lock — the one
+// that locked it, unless it may have handed it on to another (handedOff) — or nil.
 func (e *Exec) lockHolder(g *goroutine) *goroutine {
 	if g.done || g.enabled() || g.pending.Kind != OpLock {
 		return nil
 	}
 	m, ok := g.blockedOn.(*mutexState)
-	if !ok || !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) {
+	if !ok || !m.locked || m.owner < 0 || int(m.owner) >= len(e.gs) || e.handedOff(m) {
 		return nil
 	}
 	return e.gs[m.owner]
@@ -163,7 +168,7 @@ func (e *Exec) deadlockCycle() bool {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d goroutines wait for each other's locks, while others go on:", len(cycle))
 	for i, g := range cycle {
-		fmt.Fprintf(&b, "\n\t%v %s (the mutex %v holds)", g.id, g.pending, cycle[(i+1)%len(cycle)].id)
+		fmt.Fprintf(&b, "\n\t%v %s (the mutex %v locked)", g.id, g.pending, cycle[(i+1)%len(cycle)].id)
 	}
 	e.fail(&Bug{Kind: Deadlock, Message: b.String(), G: cycle[0].id, Pos: cycle[0].pending.Pos}, nil)
 	return true

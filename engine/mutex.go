@@ -7,9 +7,15 @@ import (
 
 // mutexState is the shadow of a sync.Mutex.
 type mutexState struct {
-	locked  bool
-	owner   GID // informative: Go mutexes are not owned
+	locked bool
+	// owner is the goroutine that locked it. Go mutexes are not owned: another goroutine may
+	// unlock it (handedOff).
+	owner   GID
 	waiters waitq
+	// scanned is how far handedOff has looked through the trace for a step of owner that
+	// could hand the mutex on (from the step after the Lock); handed, whether it found one.
+	scanned int
+	handed  bool
 	// unlocked is the race detector's clock of the Unlocks: each happens before the next
 	// Lock returns.
 	unlocked vclock
@@ -32,8 +38,7 @@ func Lock(mu *sync.Mutex, pos Pos) {
 	}
 	m := mutexOf(e, mu)
 	e.pointWait(g, OpLock, uintptr(unsafe.Pointer(mu)), pos, m, &m.waiters)
-	m.locked = true
-	m.owner = g.id
+	m.lock(e, g)
 	e.raceAcquire(g, m.unlocked)
 	e.notify(&m.waiters)
 }
@@ -50,11 +55,47 @@ func TryLock(mu *sync.Mutex, pos Pos) bool {
 		e.lookedAt = e.steps // the step changed nothing (clock.go)
 		return false
 	}
-	m.locked = true
-	m.owner = g.id
+	m.lock(e, g)
 	e.raceAcquire(g, m.unlocked)
 	e.notify(&m.waiters)
 	return true
+}
+
+// lock records that g locked m, in the step just traced.
+func (m *mutexState) lock(e *Exec, g *goroutine) {
+	m.locked = true
+	m.owner = g.id
+	m.scanned = len(e.trace)
+	m.handed = false
+}
+
+// handedOff reports whether the goroutine that locked m may have handed it on to another to
+// unlock, as Go allows (a metrics library's summary locks in the flushing goroutine and
+// unlocks in the one that sums the batch): since its Lock, it made a step that another
+// goroutine can learn from — a send or receive, an unlock, a go statement, an atomic or
+// plain write, anything that releases (releases). Another goroutine's Unlock that is not
+// ordered after the Lock by such a step would race with it (Go throws "unlock of unlocked
+// mutex" when it comes first), so until the locker makes one, it alone can unlock m; after, a
+// lock cycle through m is no evidence of a deadlock. The trace is looked through once per
+// Lock, from where the last call stopped.
+func (e *Exec) handedOff(m *mutexState) bool {
+	for ; !m.handed && m.scanned < len(e.trace); m.scanned++ {
+		if s := e.trace[m.scanned]; s.g == m.owner && !s.isChoice() && releases(s.op()) {
+			m.handed = true
+		}
+	}
+	return m.handed
+}
+
+// releases reports whether an operation can pass what its goroutine did before it on to
+// another goroutine (a release in the memory model's sense, or a plain write another may read
+// racily).
+func releases(k OpKind) bool {
+	switch k {
+	case OpLock, OpTryLock, OpRLock, OpTryRLock, OpWaitGroupWait, OpSleep, OpPoolGet:
+		return false
+	}
+	return k.IsWrite()
 }
 
 // Unlock is mu.Unlock(). Unlocking an unlocked mutex is a fatal error in Go; here it is a

@@ -64,13 +64,15 @@ func (e *Exec) background() {
 // with evidence that no goroutine can make progress: no timer is pending, and for the last
 // livelockWindow steps or more (the last half of a shorter execution), every
 // step only looked (a read, an atomic load, a yield, a channel's length) and none changed
-// anything, and the looks went over the same few locations again and again (each at least
-// twice on average) — goroutines spinning on each other's flags. Otherwise the program was
-// still changing state (sending, locking, writing), or reading its way through memory (a sum
-// over a table of 200,000 atomic counters is as many loads of as many locations): a test that
-// simply runs long, or goroutines that take turns forever, which the engine cannot tell apart.
-// That is reported as the step bound reached (Result.StepBound, a notice), never as a bug of
-// the user's code.
+// anything, the looks went over the same few locations again and again (each at least
+// twice on average), and each goroutine that ran repeated one short loop (spinning) —
+// goroutines spinning on each other's flags (a livelock), or one alone on a flag nothing can
+// set (a hang). Otherwise the program was still changing state (sending, locking, writing),
+// or reading its way through memory (a sum over a table of 200,000 atomic counters is as many
+// loads of as many locations; lookups through a chain of 300 nodes repeat no short loop): a
+// test that simply runs long, or goroutines that take turns forever, which the engine cannot
+// tell apart. That is reported as the step bound reached (Result.StepBound, a notice), never
+// as a bug of the user's code.
 
 // livelockWindow is how many of the last steps must only look for a livelock.
 const livelockWindow = 1000
@@ -192,13 +194,99 @@ func (e *Exec) stepBound() {
 		}
 	}
 	if polling {
-		if where, again := lookedAgain(window); again {
-			e.fail(&Bug{Kind: Livelock, Message: fmt.Sprintf("no end after %d steps, and in the last %d the goroutines only looked (reads, atomic loads, yields), %s over and over, and changed nothing: a livelock", e.steps, len(window), where)}, e.cur)
+		if msg := e.spinning(window); msg != "" {
+			e.fail(&Bug{Kind: Livelock, Message: msg}, e.cur)
 			return
 		}
 	}
 	e.result.StepBound = true
 	e.end()
+}
+
+// spinLimit is the longest loop, in steps, that the step bound takes for a spin: a spin
+// re-reads a flag or a few (a goroutine polling 8 counters until one moves); a goroutine
+// walking a chain of 300 nodes (a hash map's collision chain, a skip list) again and again
+// is computing, however often it walks it.
+const spinLimit = 32
+
+// spinning returns the message of the livelock or hang that window, a window of steps that
+// only looked while no timer was pending, is evidence of — or "" when it is none. Nothing in
+// the window changed anything, so what each goroutine reads cannot change until one of them
+// writes; the evidence that none ever will is that each goroutine that ran repeats one loop of
+// at most spinLimit steps, the same operations at the same locations, over the same few
+// locations again and again (lookedAgain). A goroutine that reads its way through memory —
+// lookups of the keys of a long chain, a sum over a large table — repeats no short loop: it is
+// a long computation, the step bound. A goroutine alone, nothing else able to run, spinning on
+// what nothing can change is a hang; goroutines taking turns, each spinning on what the others
+// would have to change, a livelock — and so is one spinning while the strategy passed over the
+// others that could run (with the fairness rule off, a schedule Go's scheduler would not keep
+// to), as before.
+func (e *Exec) spinning(window []traceStep) string {
+	where, again := lookedAgain(window)
+	if !again {
+		return ""
+	}
+	byG := make(map[GID][]traceStep)
+	var order []GID
+	for _, s := range window {
+		if s.isChoice() {
+			continue
+		}
+		if _, ok := byG[s.g]; !ok {
+			order = append(order, s.g)
+		}
+		byG[s.g] = append(byG[s.g], s)
+	}
+	longest := 0
+	for _, g := range order {
+		p := loopPeriod(byG[g])
+		if p == 0 {
+			return ""
+		}
+		longest = max(longest, p)
+	}
+	if len(order) > 1 || e.nEnabled > 1 {
+		return fmt.Sprintf("no end after %d steps, and in the last %d the goroutines only looked (reads, atomic loads, yields), each repeating a loop of at most %d step(s), %s over and over, and changed nothing: a livelock", e.steps, len(window), longest, where)
+	}
+	g := order[0]
+	return fmt.Sprintf("no end after %d steps: %v alone ran the last %d, repeating a loop of %d step(s) (%s), %s over and over, and changed nothing; no other goroutine can run, so nothing it reads can change: a hang", e.steps, g, len(window), longest, e.describeLoop(byG[g][:longest]), where)
+}
+
+// loopPeriod returns the shortest period, at most spinLimit, with which steps (one
+// goroutine's) repeat — each step the same operation at the same position on the same object
+// as the one period steps before — or 0 when they repeat none (or too few steps to tell).
+func loopPeriod(steps []traceStep) int {
+	for p := 1; p <= spinLimit && 2*p <= len(steps); p++ {
+		i := p
+		for ; i < len(steps); i++ {
+			if steps[i].obj != steps[i-p].obj || steps[i].code != steps[i-p].code {
+				break
+			}
+		}
+		if i == len(steps) {
+			return p
+		}
+	}
+	return 0
+}
+
+// describeLoop says what one period of a spin does: "atomic.load at x.go:5", its operations
+// and positions, each once, the first three.
+func (e *Exec) describeLoop(loop []traceStep) string {
+	var parts []string
+	seen := make(map[uint32]bool)
+	for _, s := range loop {
+		if seen[s.code] {
+			continue
+		}
+		seen[s.code] = true
+		if len(parts) == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s", s.op(), RelativePos(e.root, e.positions.at(s.pos()))))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // lookedAgain reports whether the looks of window (steps that only looked) went over the same

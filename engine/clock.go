@@ -3,6 +3,8 @@ package engine
 import (
 	"container/heap"
 	"math"
+	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -294,6 +296,9 @@ func wakeSleeper(e *Exec, t *vtimer) {
 func Sleep(d time.Duration, pos Pos) {
 	e, g := current(pos)
 	if g == nil {
+		if d > 0 && outside(e) {
+			outsideNanos.Add(int64(d))
+		}
 		time.Sleep(d)
 		return
 	}
@@ -309,11 +314,47 @@ func Sleep(d time.Duration, pos Pos) {
 
 // Now is time.Now on the virtual clock. Reading the clock is not a scheduling point.
 func Now() time.Time {
-	if e := active.Load(); e != nil && e.caller() != nil {
+	e := active.Load()
+	if e != nil && e.caller() != nil {
 		e.clockReadAt = e.steps
 		return e.clock.read()
 	}
+	if outside(e) {
+		return outsideNow()
+	}
 	return time.Now()
+}
+
+// Readings of the clock outside executions: in a package's initialization (var start =
+// time.Now()), in TestMain, between explorations. They are on the executions' timeline, which
+// never runs backwards: they start a millisecond before Epoch (preRun), where every execution
+// starts, and each moves this clock by 1ns (as a reading inside an execution moves its clock),
+// so that time.Since(start) in an execution is about a millisecond, as natively, and not −26
+// years, a real start time set against a virtual clock in 2000 (a published pool's test failed
+// on it). A sleep outside an execution sleeps for real and moves this clock as long, so that a
+// TestMain polling until a deadline (a server that should have started) still reaches it; a
+// million readings, or sleeps adding up to a millisecond, take it past Epoch, after which an
+// execution's times come before those readings. Nothing else moves it: the readings of a
+// package's initialization and TestMain are the same in every process of the test binary, so
+// a schedule replayed in a fresh process sees the times it saw where it was recorded. A
+// process of interleave stress, which runs its tests for real, reads the real clock
+// (INTERLEAVE_STRESS, stress.EnvPlan, is set from its start), as does a goroutine the engine
+// does not control while an execution runs.
+const preRun = time.Millisecond
+
+var (
+	outsideVirtual = os.Getenv("INTERLEAVE_STRESS") == ""
+	// outsideNanos is how far the clock outside executions has moved since Epoch-preRun.
+	outsideNanos atomic.Int64
+)
+
+// outside reports whether a reading of the clock by a goroutine the engine does not control
+// is on the clock outside executions: no execution is active, and no stress mode.
+func outside(e *Exec) bool { return e == nil && outsideVirtual && stressing.Load() == nil }
+
+// outsideNow is a reading of the clock outside executions.
+func outsideNow() time.Time {
+	return Epoch.Add(time.Duration(outsideNanos.Add(1)) - preRun)
 }
 
 // Since is time.Since on the virtual clock.

@@ -28,6 +28,7 @@ type exploration struct {
 	races     map[racePair]int
 	fixedData bool // an execution drew math/rand values from the fixed seed
 	sharer    PointsSharer
+	plateau   plateau
 
 	// turn is the execution in flight, its number shifted left by 2, with its state in the
 	// low bits (turnPassed, turnEnded, turnAbandoned).
@@ -162,6 +163,10 @@ func (x *exploration) before() (stop bool) {
 		rep.Stopped = "canceled"
 		return true
 	}
+	if w, ok := x.plateau.reached(cfg.Plateau, rep.Schedules, rep.Interleavings); ok {
+		rep.Stopped, rep.PlateauWindow = "plateau", w
+		return true
+	}
 	begun := cfg.Strategy.Begin()
 	if x.sharer != nil && r.makeRacy(x.sharer.AgreedRacyPoints()) {
 		rep.RacyPointsGrew++ // the strategy restarted its search itself
@@ -206,21 +211,23 @@ func (x *exploration) after(res *Result) (stop bool) {
 		x.fixedData = true
 	}
 	rep.Schedules++
+	fresh := false // a new interleaving or race
 	if len(res.Races) > 0 {
-		var fresh []DataRace
+		var races []DataRace // first seen
 		rep.addRaces(x.races, res.Races, rep.Schedules, func(f []*DataRace) {
 			r.raceStacks(body, r.e, f)
 			for _, rc := range f {
-				fresh = append(fresh, *rc)
+				races = append(races, *rc)
 			}
 		})
+		fresh = len(races) > 0
 		switch {
 		case r.racy == nil || cfg.FixedRacyPoints:
 		case x.sharer != nil:
 			// Every race on accesses that are not points yet, first seen here or not:
 			// another process may have run the execution that saw it first.
 			x.sharer.ShareRacyPoints(r.newRacy(res.Races))
-		case r.growRacy(fresh):
+		case r.growRacy(races):
 			rep.RacyPointsGrew++
 		}
 	}
@@ -248,10 +255,13 @@ func (x *exploration) after(res *Result) (stop bool) {
 	if _, ok := x.seen[res.Fingerprint]; !ok {
 		x.seen[res.Fingerprint] = struct{}{}
 		rep.Interleavings++
+		fresh = true
 		if cfg.Fingerprints && len(rep.Fingerprints) < MaxFingerprints {
 			rep.Fingerprints = append(rep.Fingerprints, res.Fingerprint)
 		}
 	}
+	x.plateau.note(rep.Schedules, res, fresh, cfg.Strategy)
+	rep.Deterministic, rep.DrewData = !x.plateau.choice, x.plateau.drewData
 	switch {
 	case res.Err != nil:
 		rep.Err = res.Err

@@ -68,6 +68,12 @@ type Config struct {
 	// (the module's root), as the instrumenter writes operation positions: the same bug has
 	// the same position wherever the module is, so that its schedule replays after a move.
 	Root string
+	// Plateau, when positive, stops the exploration once its executions stop showing
+	// anything new (plateau.go): none in the last max(Plateau, PlateauFactor × the distinct
+	// interleavings so far) executions, or, while no execution had a scheduling choice, after
+	// the one execution of a test without data nondeterminism (PlateauDataOnly with it).
+	// 0: the exploration runs to its other bounds.
+	Plateau int
 }
 
 // UseFile configures c to execute as the schedule file f was recorded: with the same
@@ -118,9 +124,17 @@ type Report struct {
 	// Exhausted, when the strategy's space was exhausted, says what was covered.
 	Exhausted string
 	// Stopped says why the exploration stopped: "bug", "schedules", "time", "exhausted",
-	// "canceled", "limitation", "error" (the strategy failed: Err), "skipped".
+	// "canceled", "limitation", "error" (the strategy failed: Err), "skipped", "plateau"
+	// (nothing new in the last PlateauWindow executions, Config.Plateau).
 	Stopped string
-	Err     error
+	// PlateauWindow is the number of executions in a row that showed nothing new when the
+	// exploration stopped at its plateau; Deterministic is set when no execution had a
+	// scheduling choice (one goroutine, no select between ready cases, no timer to fire),
+	// and DrewData when the executions drew math/rand values.
+	PlateauWindow int
+	Deterministic bool
+	DrewData      bool
+	Err           error
 	// Limitations lists what the engine could not control.
 	Limitations []Limitation
 	// Races are the data races found (Config.Races), each pair of source positions once, in

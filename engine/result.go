@@ -91,9 +91,12 @@ type Result struct {
 	// and ForeignPos lists the first positions they reached.
 	Foreign    int
 	ForeignPos []Pos
-	// Steps is the number of steps, Goroutines the number of goroutines created.
+	// Steps is the number of steps, Goroutines the number of goroutines created, and
+	// Choices the number of nondeterministic data choices made (a select between ready
+	// cases, a timer that may fire).
 	Steps      int
 	Goroutines int
+	Choices    int
 	// Preemptions counts the preemptive context switches (SCTBench §2.3): steps whose
 	// goroutine differs from the previous step's while that one was still enabled.
 	Preemptions int

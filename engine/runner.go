@@ -146,6 +146,7 @@ func (r *runner) collect(t *T, wantStacks bool) *Result {
 	res := &e.result
 	res.Steps = e.steps
 	res.Goroutines = len(e.gs)
+	res.Choices = len(e.choices)
 	res.Skipped = t.skipped && res.Bug == nil
 	res.Logs = t.logs
 	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))

@@ -24,7 +24,16 @@ func (o *options) fromEnv() error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("INTERLEAVE_SCHEDULES=%q: want a number of schedules", v)
 		}
-		o.config.Schedules = n
+		o.config.Schedules, o.config.Plateau = n, 0
+	}
+	// The interleave command says whether its -schedules was given (INTERLEAVE_SCHEDULES is
+	// always set): a default budget stops at the plateau.
+	if v := os.Getenv("INTERLEAVE_PLATEAU"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_PLATEAU=%q: %w", v, err)
+		}
+		Plateau(b)(o)
 	}
 	if v := os.Getenv("INTERLEAVE_SEED"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)

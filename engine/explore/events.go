@@ -55,6 +55,9 @@ type Event struct {
 	PeakMemory int64 `json:"PeakMemory,omitempty"`
 
 	// Result only.
+	// Stopped says why the exploration stopped (engine.Report.Stopped): "bug", "schedules",
+	// "time", "exhausted", "plateau", "canceled", "limitation" (an execution was abandoned:
+	// Limitations says why), "skipped", "error".
 	Stopped     string              `json:"Stopped,omitempty"`
 	Exhausted   string              `json:"Exhausted,omitempty"`
 	Error       string              `json:"Error,omitempty"`
@@ -65,6 +68,16 @@ type Event struct {
 	// Notice is what a person should know about the result that is neither a bug nor an
 	// error (a replay of a schedule recorded by other code).
 	Notice string `json:"Notice,omitempty"`
+	// Cut is the number of executions cut at the step bound (-max-steps) while their
+	// goroutines still changed state: their ends, and the test's final checks, never ran.
+	Cut int `json:"Cut,omitempty"`
+	// Plateau, with Stopped "plateau", is the number of executions in a row that showed
+	// nothing new (no new interleaving, data race or coverage) when the exploration stopped;
+	// OneSchedule is set when no execution had a scheduling choice (one goroutine, no select
+	// between ready cases), and DrewData when the executions drew math/rand values.
+	Plateau     int  `json:"Plateau,omitempty"`
+	OneSchedule bool `json:"OneSchedule,omitempty"`
+	DrewData    bool `json:"DrewData,omitempty"`
 	// Trace is the schedule of a replay, step by step.
 	Trace []schedule.Step `json:"Trace,omitempty"`
 
@@ -132,8 +145,12 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
 		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
 		FirstBug: rep.FirstAt, Probes: rep.Probes, Fingerprints: rep.Fingerprints,
-		PeakMemory: peakMemory(),
+		PeakMemory: peakMemory(), Cut: rep.StepBound,
 	}
+	if rep.Stopped == "plateau" {
+		e.Plateau, e.OneSchedule, e.DrewData = rep.PlateauWindow, rep.Deterministic, rep.DrewData
+	}
+	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, len(rep.Notices) > 0)
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()
 	}
@@ -149,6 +166,29 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	e.Notice = strings.Join(notices, "\n")
 	return e
 }
+
+// QualifyExhausted is what a search's claim of exhaustion covers when cut of its executions
+// were cut at the step bound, past which the search did not look, or when the program was
+// seen to be nondeterministic (a member of a portfolio found the steps of a prefix did not
+// come again): not the whole schedule space, which the claim then no longer says.
+func QualifyExhausted(exhausted string, cut int, nondeterministic bool) string {
+	if exhausted == "" || cut == 0 && !nondeterministic || strings.Contains(exhausted, notWhole) {
+		return exhausted
+	}
+	s := strings.ReplaceAll(exhausted, " (the whole schedule space)", "")
+	s = strings.ReplaceAll(s, " (the part's whole share of the schedule space)", "")
+	var why []string
+	if cut > 0 {
+		why = append(why, fmt.Sprintf("%d execution(s) were cut at the step bound (-max-steps), past which the search did not look", cut))
+	}
+	if nondeterministic {
+		why = append(why, "the program was seen to be nondeterministic, so the search's tree may not be the program's")
+	}
+	return s + "; " + notWhole + ": " + strings.Join(why, ", and ")
+}
+
+// notWhole is how QualifyExhausted says it.
+const notWhole = "not the whole schedule space"
 
 func bugEvent(r *engine.Result, path string) *EventBug {
 	b := r.Bug

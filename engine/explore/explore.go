@@ -18,7 +18,9 @@
 // Environment variables override the options, so that a test can be explored harder or
 // replayed without editing it: INTERLEAVE_STRATEGY (a strategy name, with parameters as
 // "pct:d=2"), INTERLEAVE_SCHEDULES, INTERLEAVE_SEED, INTERLEAVE_REPLAY; the interleave
-// command sets the others (env.go). Tests that the instrumenter rewrote reach this package
+// command sets the others (env.go). Without an explicit budget (Schedules,
+// INTERLEAVE_SCHEDULES), an exploration whose executions stop showing anything new stops
+// early (Plateau; INTERLEAVE_PLATEAU=true or false decides it either way). Tests that the instrumenter rewrote reach this package
 // through package harness.
 //
 // The package, like the engine, uses the standard library only.
@@ -113,7 +115,8 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			if err := lockstep(s, &o); err != nil {
 				fail(nil, "%v", err)
 			}
-			o.config.Schedules = 0
+			// The parts stop together, at the run's budget: not each at its own plateau.
+			o.config.Schedules, o.config.Plateau = 0, 0
 		} else {
 			if err := strategy.Partition(s, o.part); err != nil {
 				fail(nil, "%v", err)
@@ -202,9 +205,15 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	case rep.Err != nil:
 		fail(rep, "%s: %v", s.Name(), rep.Err)
 	case rep.Stopped == "limitation" && rep.First == nil:
-		// An abandoned execution hides no bug found before it (-keep-going): the bug is
-		// reported below, with the limitation among the event's.
-		fail(rep, "%s", rep.Limitations[len(rep.Limitations)-1].Message)
+		// An execution blocked outside the engine's control (a real system call, a socket,
+		// an uninstrumented module's lock) was abandoned, and the exploration with it: a
+		// limitation of the tool, not a bug of the program, and not a pass either — the test
+		// is skipped with the reason, as the interleave command reports it. (An abandoned
+		// execution hides no bug found before it, -keep-going: that bug is reported below,
+		// with the limitation among the event's.)
+		msg := rep.Limitations[len(rep.Limitations)-1].Message
+		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
+		t.Skipf("interleave: abandoned after %d schedule(s): %s", rep.Schedules, msg)
 	case rep.Stopped == "skipped":
 		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
 		t.Skipf("interleave: the test skipped itself")

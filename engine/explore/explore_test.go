@@ -20,8 +20,9 @@ import (
 type recorder struct {
 	testing.TB
 	name   string
-	errors []string
-	fatal  bool
+	errors  []string
+	fatal   bool
+	skipped string // Skipf's message
 }
 
 func (r *recorder) Name() string { return r.name }
@@ -35,6 +36,10 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Skipf(format string, args ...any) {
+	r.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
 
 // explore runs explore.Explore on a recorder, in a goroutine so that Fatalf can stop it.
 func exploreOn(t *testing.T, name string, body func(*explore.T), opts ...explore.Option) (*recorder, *explore.Report) {
@@ -147,7 +152,8 @@ func TestAbandonedExecutionHidesNoBug(t *testing.T) {
 			return
 		}
 		<-release // not instrumented: blocked outside the engine
-	}, explore.ScheduleDir(t.TempDir()), explore.KeepGoing(), explore.Watchdog(100*time.Millisecond), explore.Strategy("random", nil), explore.Minimize(0), explore.Points(engine.PointsSync))
+	}, explore.ScheduleDir(t.TempDir()), explore.KeepGoing(), explore.Watchdog(100*time.Millisecond), explore.Strategy("random", nil), explore.Minimize(0), explore.Points(engine.PointsSync),
+		explore.Plateau(false)) // one goroutine, no choice: explored once, it would not run again
 	if r.fatal || rep == nil || rep.First == nil || rep.Stopped != "limitation" || len(r.errors) != 1 || !strings.Contains(r.errors[0], "first run fails") {
 		t.Fatalf("fatal=%v errors=%q report=%+v: want the first run's bug reported", r.fatal, r.errors, rep)
 	}

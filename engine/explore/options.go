@@ -39,6 +39,9 @@ type options struct {
 func defaultOptions() options {
 	o := options{strategyName: DefaultStrategy, seed: 1, raceRuns: DefaultRaceRuns}
 	o.config.Schedules = DefaultSchedules
+	// A default budget is not spent on executions that show nothing new (engine.Plateau);
+	// an explicit one is (Schedules, INTERLEAVE_SCHEDULES).
+	o.config.Plateau = engine.DefaultPlateau
 	o.config.Points = DefaultPoints
 	o.config.Races = true
 	return o
@@ -54,8 +57,24 @@ func Strategy(name string, params map[string]string) Option {
 // Using explores with a strategy value, for strategies that have no name.
 func Using(s engine.Strategy) Option { return func(o *options) { o.strategy = s } }
 
-// Schedules bounds the number of schedules (default 10,000).
-func Schedules(n int) Option { return func(o *options) { o.config.Schedules = n } }
+// Schedules bounds the number of schedules (default 10,000). Given, the exploration runs to
+// it (or to another bound): without it, a test whose executions stop showing anything new —
+// no new interleaving, data race or coverage — stops early (engine.Config.Plateau), and a
+// test with no scheduling choice is explored once.
+func Schedules(n int) Option {
+	return func(o *options) { o.config.Schedules, o.config.Plateau = n, 0 }
+}
+
+// Plateau stops the exploration once its executions stop showing anything new, budget given
+// or not (on), or never (off).
+func Plateau(on bool) Option {
+	return func(o *options) {
+		o.config.Plateau = 0
+		if on {
+			o.config.Plateau = engine.DefaultPlateau
+		}
+	}
+}
 
 // Timeout bounds the exploration's wall-clock time.
 func Timeout(d time.Duration) Option { return func(o *options) { o.config.Time = d } }

@@ -13,7 +13,10 @@
 //	interleave lsp [-log] [-poll D]     serve the Language Server Protocol on stdin/stdout (for editors)
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
-// tool could not run. A run that a signal interrupted (Ctrl-C, a CI runner's SIGTERM) before
+// tool could not run. interleave test reports a test whose executions were cut at the step
+// bound (CUT, with the share cut) or that was abandoned because it blocked outside the engine
+// (SKIP, with the reason) as skipped, not failed, as go test does not fail a skipped test: they
+// leave the status 0 unless a bug was found, and the run's last line counts them. A run that a signal interrupted (Ctrl-C, a CI runner's SIGTERM) before
 // it found a bug is not a pass: it says so and exits with 128 plus the signal's number, as a
 // shell reports a command a signal ended — 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; a
 // bug found before the signal still makes it 1 (the bug is certain, and reported and saved).

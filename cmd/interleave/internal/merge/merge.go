@@ -299,6 +299,7 @@ func mergeRuns(runs []*report.Summary) *report.Summary {
 			e.Package, e.Test = k.pkg, k.test
 			o.Result = e
 		}
+		o.Status, o.Reason = report.StatusOf(o)
 		sum.Tests = append(sum.Tests, o)
 	}
 	return sum

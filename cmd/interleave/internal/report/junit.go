@@ -16,7 +16,8 @@ import (
 // it (Jenkins, GitLab, Azure Pipelines, GitHub Actions' test reporters): one testsuite per
 // package, one testcase per test explored. A bug is a failure whose type is its kind (deadlock,
 // leak, race, …) and whose text is the report with the schedule to replay; a test that could not
-// be explored is an error; a skipped test is skipped. Races, which are findings and not
+// be explored is an error; a skipped test is skipped, and so is a test cut at the step bound or
+// abandoned outside the engine, with its status and why as the message. Races, which are findings and not
 // failures, and notices go to the test's system-out, with the exploration's summary. The
 // format is the one JUnit's Ant task writes and CI systems read (testsuites/testsuite/testcase
 // with failure, error, skipped, system-out).
@@ -107,6 +108,10 @@ func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 		case e.Stopped == "skipped":
 			c.Skipped = &JUnitProblem{Message: "the test skipped itself"}
 			s.Skipped++
+		case o.Status == StatusCut || o.Status == StatusAbandoned:
+			// Not a pass: skipped, with why, as CI systems show a skipped test's message.
+			c.Skipped = &JUnitProblem{Message: o.Status + ": " + o.Reason}
+			s.Skipped++
 		}
 		if e != nil {
 			c.Time = seconds(e.Elapsed)
@@ -120,6 +125,9 @@ func JUnit(cfg *Config, outcomes []Outcome, started time.Time) *JUnitSuites {
 				fmt.Fprintf(&out, "no bug in %d schedules%s, %d distinct interleavings (%s)", e.Schedules, before, e.Interleavings, e.Strategy)
 				if e.Exhausted != "" {
 					out.WriteString(": " + e.Exhausted)
+				}
+				if p := PlateauText(e); p != "" {
+					out.WriteString(": " + p)
 				}
 				out.WriteString("\n")
 			}

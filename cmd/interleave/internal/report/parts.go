@@ -56,6 +56,8 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 	fingerprints := map[uint64]bool{}
 	approximate := false // a worker stopped before its result: its interleavings are a count
 	var notices []string
+	abandoned := false                    // a part abandoned an execution, blocked outside the engine
+	allPlateau, oneSchedule := true, true // every part stopped at its plateau; with one schedule
 	for _, r := range results {
 		e := r.Event
 		if e == nil {
@@ -99,6 +101,17 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 		if e.Stopped == "skipped" {
 			c.Stopped = "skipped"
 		}
+		c.Cut += e.Cut
+		if e.Stopped == "limitation" {
+			abandoned = true
+		}
+		if e.Stopped == "plateau" {
+			c.Plateau = max(c.Plateau, e.Plateau)
+			c.DrewData = c.DrewData || e.DrewData
+			oneSchedule = oneSchedule && e.OneSchedule
+		} else {
+			allPlateau = false
+		}
 		if first {
 			points, first = e.RacyPoints, false
 		} else if !slices.Equal(points, e.RacyPoints) {
@@ -127,6 +140,8 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 	case c.Stopped == "skipped":
 	case bugPart != nil:
 		c.Stopped = "bug"
+	case abandoned:
+		c.Stopped = "limitation"
 	case allExhausted && !samePoints:
 		// A race first seen in some parts made new scheduling points there: the parts
 		// explored their shares of different trees, which do not add up to one.
@@ -135,9 +150,13 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 		c.Stopped, c.Exhausted = "exhausted", combineExhausted(exhausted)
 	case interrupted:
 		c.Stopped = "canceled"
+	case allPlateau && !first:
+		c.Stopped, c.OneSchedule = "plateau", oneSchedule
 	default:
 		c.Stopped = results[0].Event.Stopped
+		c.Plateau = 0
 	}
+	c.Exhausted = explore.QualifyExhausted(c.Exhausted, c.Cut, false)
 	return c, nil
 }
 

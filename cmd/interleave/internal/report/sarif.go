@@ -83,7 +83,8 @@ type SARIFInvocation struct {
 	ToolExecutionNotifications []SARIFNotification `json:"toolExecutionNotifications,omitempty"`
 }
 
-// SARIFNotification is a condition of the tool's run: an interrupted run.
+// SARIFNotification is a condition of the tool's run: an interrupted run, a test cut at the
+// step bound or abandoned outside the engine.
 type SARIFNotification struct {
 	Level   string       `json:"level"`
 	Message SARIFMessage `json:"message"`
@@ -190,6 +191,15 @@ func SARIF(cfg *Config, outcomes []Outcome, root string, command []string, succe
 		inv.ExecutionSuccessful = false
 		inv.ToolExecutionNotifications = []SARIFNotification{{Level: "error", Message: SARIFMessage{fmt.Sprintf(
 			"interrupted (signal: %s): %d test(s) not explored to the end; the results are incomplete", cfg.Interrupted, incomplete)}}}
+	}
+	// A test cut at the step bound or abandoned outside the engine found nothing because it
+	// was not explored as asked: a warning of the run, with why.
+	for _, o := range outcomes {
+		if o.Status == StatusCut || o.Status == StatusAbandoned {
+			inv := &run.Invocations[0]
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, SARIFNotification{Level: "warning",
+				Message: SARIFMessage{fmt.Sprintf("%s (%s) %s: %s", o.Test, o.Package, o.Status, o.Reason)}})
+		}
 	}
 	if root != "" {
 		run.OriginalURIBaseIDs = map[string]SARIFArtifactLocURI{"%SRCROOT%": {URI: fileURI(root) + "/"}}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	clireport "github.com/interleave-dev/interleave/cmd/interleave/internal/report"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/report"
@@ -68,6 +69,18 @@ type JSONEvent struct {
 	// Interrupted is the signal that stopped the test before its exploration's end
 	// ("interrupt", "terminated"), on its "fail" event.
 	Interrupted string `json:"Interrupted,omitempty"`
+	// Status is what the test came to (report.StatusOf): pass, bug, cut, abandoned, skipped,
+	// interrupted or error — a cut or abandoned test's Action is "skip" — and Reason why,
+	// for a test not explored as asked.
+	Status string `json:"Status,omitempty"`
+	Reason string `json:"Reason,omitempty"`
+	// Cut is the number of schedules cut at the step bound; Stopped why the exploration
+	// stopped ("plateau": Plateau schedules in a row showed nothing new).
+	// OneSchedule is set when no execution had a scheduling choice (one goroutine).
+	Cut         int    `json:"Cut,omitempty"`
+	Stopped     string `json:"Stopped,omitempty"`
+	Plateau     int    `json:"Plateau,omitempty"`
+	OneSchedule bool   `json:"OneSchedule,omitempty"`
 }
 
 func (o *output) emit(e JSONEvent) {
@@ -180,16 +193,21 @@ func (o *output) result(t testOutcome) {
 			o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: e.Report})
 		}
 		action := "pass"
-		switch {
-		case e.Bug != nil:
+		switch t.Status {
+		case clireport.StatusBug:
 			action = "fail"
-		case e.Stopped == "skipped":
+		case clireport.StatusSkipped, clireport.StatusCut, clireport.StatusAbandoned:
+			// Not a pass, not a failure: go test -json's skip, with the status and why.
 			action = "skip"
+		}
+		if t.Reason != "" && action == "skip" {
+			o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: fmt.Sprintf("--- SKIP: %s (%s)\n    %s\n", t.Test, t.Status, t.Reason)})
 		}
 		o.emit(JSONEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
-			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps})
+			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps,
+			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule})
 		return
 	}
 	o.clear()
@@ -199,8 +217,12 @@ func (o *output) result(t testOutcome) {
 		o.schedule(e.Bug, e.Trace)
 		o.races(e)
 		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s bug after %s schedule(s)\n", t.Package, t.Test, e.Bug.Kind, base.Thousands(e.Schedules))
-	case e.Stopped == "skipped":
+	case t.Status == clireport.StatusSkipped:
 		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
+	case t.Status == clireport.StatusAbandoned:
+		// Not explored, not failed: the reason (the module to instrument, the system call).
+		fmt.Fprintf(o.stdout, "SKIP\t%s\t%s\t%s\t%.2fs\n", t.Package, t.Test, t.Reason, e.Elapsed)
+		o.races(e)
 	default:
 		rate := 0.0
 		if e.Elapsed > 0 {
@@ -210,7 +232,15 @@ func (o *output) result(t testOutcome) {
 		if e.Exhausted != "" {
 			what += ": " + e.Exhausted
 		}
-		fmt.Fprintf(o.stdout, "ok  \t%s\t%s\t%s\t%.2fs\n", t.Package, t.Test, what, e.Elapsed)
+		if p := clireport.PlateauText(e); p != "" {
+			what += ": " + p
+		}
+		status := "ok  "
+		if t.Status == clireport.StatusCut {
+			// Not ok: the executions cut never reached the test's checks.
+			status, what = "CUT ", what+"; but "+t.Reason
+		}
+		fmt.Fprintf(o.stdout, "%s\t%s\t%s\t%s\t%.2fs\n", status, t.Package, t.Test, what, e.Elapsed)
 		for _, l := range e.Limitations {
 			fmt.Fprintf(o.stdout, "    limitation: %s\n", l.Message)
 		}
@@ -256,6 +286,17 @@ func (o *output) interruptedRun(signal string, stopped, notStarted int) {
 	}
 	o.clear()
 	fmt.Fprintf(o.stdout, "FAIL\t%s", msg)
+}
+
+// notExploredRun ends the output of a run some of whose tests were cut or abandoned: how many,
+// in one line (they do not fail the run).
+func (o *output) notExploredRun(line string) {
+	if o.json {
+		o.emit(JSONEvent{Action: "output", Output: "interleave: " + line + "\n"})
+		return
+	}
+	o.clear()
+	fmt.Fprintf(o.stdout, "SKIP\t%s\n", line)
 }
 
 // races prints the data races of a test's result, one line each, from its findings document.

@@ -183,13 +183,18 @@ func Run(args []string, stdout, stderr io.Writer) error {
 			failures++
 		}
 	}
+	if _, _, line := report.NotExplored(outcomes); line != "" {
+		out.notExploredRun(line)
+	}
 	if intr != nil {
 		out.interruptedRun(signal, stopped, notStarted)
 	}
 	// A bug found is what the run is for: it decides the status even when another test
 	// could not be explored (its error was printed), or the run was interrupted (the bug is
 	// certain, and reported and saved). An interrupted run exits with 128 plus the signal's
-	// number (main.go).
+	// number (main.go). A test cut at the step bound or abandoned outside the engine is
+	// reported as skipped, with why, and counted in the last line: not a failure, as go test
+	// does not fail a skipped test.
 	switch {
 	case bugs > 0:
 		return base.ErrBug
@@ -317,6 +322,7 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 		} else {
 			o.Err = fmt.Sprintf("interrupted (signal: %s) before its result: not explored to the end", intr.Signal)
 		}
+		o.Status, o.Reason = report.StatusOf(o)
 		out.interrupted(o, intr.Signal.String())
 		return o
 	}
@@ -326,6 +332,7 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 	case res.Error != "" && res.Bug != nil:
 		// A bug whose schedule could not be saved: the bug and its whole schedule are
 		// printed, and the failed write said.
+		o.Status, o.Reason = report.StatusOf(o)
 		out.result(o)
 		o.Err = res.Error
 		out.warn("interleave: " + res.Error)
@@ -333,6 +340,7 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 	case res.Error != "":
 		o.Err = res.Error
 	}
+	o.Status, o.Reason = report.StatusOf(o)
 	if o.Err != "" {
 		out.toolError(o)
 		return o
@@ -352,6 +360,9 @@ func exploredToEnd(res *explore.Event, err error) bool {
 func (f *testFlags) exploreEnv(storeDir string) []string {
 	env := []string{
 		"INTERLEAVE_SCHEDULES=" + strconv.Itoa(f.schedules),
+		// A default budget stops where the executions stop showing anything new; a
+		// -schedules given is explored whole.
+		"INTERLEAVE_PLATEAU=" + strconv.FormatBool(!f.schedulesSet),
 		"INTERLEAVE_SEED=" + strconv.FormatUint(f.seed, 10),
 		"INTERLEAVE_KEEP_GOING=" + strconv.FormatBool(f.keepGoing),
 		"INTERLEAVE_MINIMIZE=" + f.minimize.String(),

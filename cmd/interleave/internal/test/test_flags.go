@@ -23,31 +23,33 @@ import (
 // testFlags are the flags of interleave test, parsed the way go test parses its own: flags
 // and packages in any order.
 type testFlags struct {
-	run        string
-	skip       string
-	strategy   string
-	params     map[string]string
-	schedules  int
-	time       time.Duration
-	seed       uint64
-	keepGoing  bool
-	strictLeak bool
-	json       bool
-	workers    int                // test processes at once (-p)
-	shard      strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
-	junit      string             // the JUnit XML report's path, "" for none
-	sarif      string             // the SARIF log's path, "" for none
-	origin     string             // who started the run, recorded in its summary (.interleave/runs)
-	verbose    bool
-	minimize   time.Duration
-	maxSteps   int
-	fairSteps  int
-	points     string
-	races      string
-	raceRuns   int
-	modules    []string
-	buildFlags []string
-	packages   []string
+	run       string
+	skip      string
+	strategy  string
+	params    map[string]string
+	schedules int
+	// schedulesSet: -schedules was given, and is explored whole (no plateau).
+	schedulesSet bool
+	time         time.Duration
+	seed         uint64
+	keepGoing    bool
+	strictLeak   bool
+	json         bool
+	workers      int                // test processes at once (-p)
+	shard        strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
+	junit        string             // the JUnit XML report's path, "" for none
+	sarif        string             // the SARIF log's path, "" for none
+	origin       string             // who started the run, recorded in its summary (.interleave/runs)
+	verbose      bool
+	minimize     time.Duration
+	maxSteps     int
+	fairSteps    int
+	points       string
+	races        string
+	raceRuns     int
+	modules      []string
+	buildFlags   []string
+	packages     []string
 }
 
 // valueFlags take a value; boolFlags do not. Anything else of the form -key=value or
@@ -128,6 +130,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		case "schedules":
 			var v string
 			if v, err = next(); err == nil {
+				f.schedulesSet = true
 				f.schedules, err = strconv.Atoi(v)
 				if err != nil || f.schedules < 0 {
 					err = fmt.Errorf("%w: -schedules %q: want a number ≥ 0 (0: no limit)", base.ErrUsage, v)
@@ -323,8 +326,24 @@ split the test list, whatever its length.
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
 set as -strategy stride:p=0.0216, -p being the number of processes.
 
-Exit status: 0 no bug found, 1 a bug found (even if another test could not be explored, or
-the run was interrupted), 2 the tool could not run. A run that a signal interrupted (Ctrl-C, a
+Without -schedules, a test stops early once its executions stop showing anything new: none of
+the last max(1000, 10 × its distinct interleavings) schedules showed a new interleaving, data
+race or greybox coverage ("stopped after N schedules: no new interleaving, data race or
+coverage in the last M"); a test with one goroutine and no scheduling choice runs once (until
+100 schedules in a row show nothing new when it draws math/rand values). -schedules N given
+runs exactly N schedules (or to -time, a bug, or the end of the strategy's space).
+
+Each test's line says what happened: ok; FAIL with the bug; CUT when executions reached the
+step bound (-max-steps) before their end, with how many and what to do; SKIP with the reason
+when the exploration was abandoned because an execution blocked outside the engine (a system
+call, a socket, an uninstrumented module's lock); skip when the test skipped itself. -json gives
+the same as the final event's Status (pass, bug, cut, abandoned, skipped, interrupted, error)
+and Reason, a cut or abandoned test's Action being skip; JUnit makes them skipped cases with the
+reason, SARIF warnings of the invocation.
+
+Exit status: 0 no bug found (tests cut at the step bound or abandoned do not fail the run, as a
+skipped test does not fail go test; the last line counts them), 1 a bug found (even if another
+test could not be explored, or the run was interrupted), 2 the tool could not run. A run that a signal interrupted (Ctrl-C, a
 CI runner's SIGTERM) before the end of its tests is not a pass: it says which tests it stopped,
 marks them in the -junit, -sarif and run-summary outputs, and exits with 128 plus the signal's
 number (130 for SIGINT, 143 for SIGTERM).
@@ -338,7 +357,7 @@ func writeTestFlags(w io.Writer) {
 		{"-run regexp", "all tests", "the tests to explore, as go test -run"},
 		{"-skip regexp", "none", "tests to leave out, as go test -skip"},
 		{"-strategy name", d.strategy, "the strategy (-param value sets its parameters)"},
-		{"-schedules N", strconv.Itoa(d.schedules), "schedules per test"},
+		{"-schedules N", strconv.Itoa(d.schedules), "schedules per test (given: exactly N; default: fewer when nothing new comes)"},
 		{"-time D", "none", "wall-clock budget per test"},
 		{"-seed S", strconv.FormatUint(d.seed, 10), "the seed of randomized strategies"},
 		{"-keep-going", "false", "go on after the first bug, counting buggy schedules"},

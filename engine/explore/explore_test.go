@@ -19,7 +19,7 @@ import (
 // recorder is a testing.TB that records failures instead of failing the real test.
 type recorder struct {
 	testing.TB
-	name   string
+	name    string
 	errors  []string
 	fatal   bool
 	skipped string // Skipf's message

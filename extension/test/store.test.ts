@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { age, modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
+import { age, modulePath, notExplored, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
 import { discoverTests, runPattern } from '../src/testing/discover';
 import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
 import { exploreOptions } from '../src/debug/options';
@@ -39,6 +39,11 @@ test('interleave test -json is read event by event across chunks', () => {
   assert.deepEqual(parsePosition('dir/bank.go:12'), { file: 'dir/bank.go', line: 12, column: 1 });
   assert.equal(parsePosition('nowhere'), undefined);
   assert.equal(passSummary({ Action: 'pass', Schedules: 10000, Interleavings: 37, Strategy: 'portfolio' }), 'no bug in 10,000 schedules (37 distinct interleavings, portfolio)');
+  // A test cut at the step bound or abandoned is shown skipped, with why.
+  assert.equal(notExplored('cut', '3 of 3 schedule(s) (100%) cut'), 'Cut at the step bound: 3 of 3 schedule(s) (100%) cut');
+  assert.equal(notExplored('abandoned', 'blocked in example.com/sem'), 'Abandoned, blocked outside the engine: blocked in example.com/sem');
+  assert.equal(notExplored('pass', undefined), undefined);
+  assert.equal(notExplored(undefined, undefined), undefined);
 });
 
 test('tests and literal subtests are found by text, in files that do not compile', () => {

@@ -103,6 +103,10 @@ export interface TestEvent {
   Strategy?: string;
   Bug?: EventBug;
   Error?: string;
+  /** What the test came to: pass, bug, cut, abandoned, skipped, interrupted or error. */
+  Status?: string;
+  /** Why a test was not explored as asked (cut at the step bound, abandoned outside the engine). */
+  Reason?: string;
 }
 
 /** Splits a chunk of interleave test -json output into events; the partial last line is returned. */
@@ -149,6 +153,18 @@ export interface RunOutcome {
   Test: string;
   Result?: TestEvent & { Stopped?: string; Notice?: string };
   Err?: string;
+  /** What the test came to, and why when it was not explored as asked (as on a final event). */
+  Status?: string;
+  Reason?: string;
+}
+
+/** Why a test is shown as skipped although it did not skip itself — its executions were cut at
+ * the step bound, or its exploration abandoned outside the engine — or undefined. */
+export function notExplored(status: string | undefined, reason: string | undefined): string | undefined {
+  if (status !== 'cut' && status !== 'abandoned') {
+    return undefined;
+  }
+  return `${status === 'cut' ? 'Cut at the step bound' : 'Abandoned, blocked outside the engine'}: ${reason ?? ''}`;
 }
 
 /** What the Testing view shows of a run summary written by interleave test. */

@@ -8,7 +8,7 @@ import * as cp from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { limits, readBounded } from '../store/read';
-import { modulePath, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
+import { modulePath, notExplored, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { requireTools, restrictedMessage } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
@@ -119,6 +119,9 @@ export class TestingController implements vscode.Disposable {
         run.errored(item, new vscode.TestMessage(outcome.Err));
       } else if (r?.Bug !== undefined) {
         run.failed(item, this.bugMessage(r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))), ms);
+      } else if (notExplored(outcome.Status, outcome.Reason) !== undefined) {
+        run.skipped(item);
+        run.appendOutput(notExplored(outcome.Status, outcome.Reason)!.replace(/\n/g, '\r\n') + '\r\n', undefined, item);
       } else if (r?.Stopped === 'skipped') {
         run.skipped(item);
       } else if (r !== undefined) {
@@ -230,8 +233,11 @@ export class TestingController implements vscode.Disposable {
       return Promise.resolve();
     }
     const dir = path.dirname(d.file.fsPath);
-    const schedules = vscode.workspace.getConfiguration('interleave').get<number>('schedules') ?? 10000;
-    const args = ['test', '-json', '-origin', this.origin, '-schedules', String(schedules), '-run', runPattern(d.test, d.subtest), '.'];
+    // A budget the user set is explored whole; the default stops where nothing new comes.
+    const set = vscode.workspace.getConfiguration('interleave').inspect<number>('schedules');
+    const schedules = set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+    const budget = schedules !== undefined ? ['-schedules', String(schedules)] : [];
+    const args = ['test', '-json', '-origin', this.origin, ...budget, '-run', runPattern(d.test, d.subtest), '.'];
     run.appendOutput(`$ interleave ${args.join(' ')}\r\n`, undefined, item);
     return new Promise((resolve) => {
       const child = cp.spawn(bin, args, { cwd: dir, env });
@@ -263,6 +269,10 @@ export class TestingController implements vscode.Disposable {
           run.appendOutput(passSummary(final) + '\r\n', undefined, item);
         } else if (final?.Action === 'skip') {
           run.skipped(item);
+          const why = notExplored(final.Status, final.Reason);
+          if (why !== undefined) {
+            run.appendOutput(why.replace(/\n/g, '\r\n') + '\r\n', undefined, item);
+          }
         } else if (final?.Bug !== undefined) {
           run.failed(item, this.bugMessage(final, d.file), ms);
         } else if (token.isCancellationRequested) {

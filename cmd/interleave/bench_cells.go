@@ -101,6 +101,11 @@ func fillCell(c *bench.Cell, res, last *explore.Event, err error, ctx context.Co
 	if res.Error != "" {
 		c.Error = res.Error
 	}
+	if n := len(res.Limitations); res.Stopped == "limitation" && c.Error == "" && n > 0 {
+		// An execution blocked outside the engine ended the cell's exploration, as an error
+		// ended it before the result said it apart (issue 46): the table shows why.
+		c.Stopped, c.Error = "error", res.Limitations[n-1].Message
+	}
 }
 
 // runIterative runs IPB or IDB as the study did (§5, "Iterative Preemption Bounding (IPB)

@@ -113,9 +113,11 @@ func TestFidelityPairs(t *testing.T) {
 		t.Errorf("TestRelayBuffered under pct:d=1: exit %d, %s, notice %q\nstderr:\n%s", code, e.Action, e.Notice, errOut)
 	}
 
-	// 7, the other half: a correct test of several hundred thousand steps is no livelock.
+	// 7, the other half: a correct test of several hundred thousand steps is no livelock —
+	// not a bug, and not a pass either: its executions were cut at the step bound before
+	// their end (issue 46), which the run says without failing.
 	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-schedules", "3", "./longrun")
-	if e := finalEvents(t, out)["TestManySignals"]; code != 0 || e.Action != "pass" {
+	if e := finalEvents(t, out)["TestManySignals"]; code != 0 || e.Action != "skip" || e.Status != "cut" || e.Bug != nil || e.Cut != 3 {
 		t.Errorf("TestManySignals: exit %d, %+v\nstdout:\n%s\nstderr:\n%s", code, e, out, errOut)
 	}
 }

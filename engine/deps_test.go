@@ -46,6 +46,11 @@ var layer = map[string]int{
 	"cmd/interleave/internal/perfbench":   70,
 	"cmd/interleave/internal/benchcmd":    68,
 	"cmd/interleave/internal/demo":        70,
+	"cmd/interleave/internal/atomicfile":  66,
+	"cmd/interleave/internal/base":        66,
+	"cmd/interleave/internal/report":      67,
+	"cmd/interleave/internal/merge":       70,
+	"cmd/interleave/internal/test":        72,
 	"cmd/interleave":                      80,
 	"docs/ci":                             90, // tests of the CI documents; builds cmd/interleave
 }

@@ -11,6 +11,7 @@
 //	interleave bench [flags]            run SCTBench-Go under every strategy, beside the paper's numbers
 //	interleave dap [-listen addr]       serve the Debug Adapter Protocol (for VS Code)
 //	interleave lsp [-log] [-poll D]     serve the Language Server Protocol on stdin/stdout (for editors)
+//	interleave version                  print the version and commit this binary was built from
 //
 // Exit status: 0 when no bug was found, 1 when a bug was found (or reproduced), 2 when the
 // tool could not run. interleave test reports a test whose executions were cut at the step

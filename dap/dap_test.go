@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/interleave-dev/interleave/dap"
 	"github.com/interleave-dev/interleave/dap/dapext"
 	"github.com/interleave-dev/interleave/dap/daptest"
+	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
 
@@ -372,7 +372,7 @@ func TestExploreSession(t *testing.T) {
 	}
 
 	c.call("disconnect", map[string]any{"terminateDebuggee": true})
-	if err := syscall.Kill(pid, 0); err == nil {
+	if instrument.ProcessAlive(pid) {
 		t.Errorf("the test process %d still runs after disconnect", pid)
 	}
 	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "interleave-dap-*")); len(left) > 0 {
@@ -633,7 +633,9 @@ func TestKilledProcess(t *testing.T) {
 	if st.Body.Reason != "step" {
 		t.Errorf("stopped %+v with the deadlock filter off, want a step", st.Body)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if p, err := os.FindProcess(pid); err != nil {
+		t.Fatal(err)
+	} else if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	c.event("terminated")

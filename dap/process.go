@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/interleave-dev/interleave/engine/instrument"
 )
@@ -86,8 +85,8 @@ func (p *execProcess) kill() {
 		return
 	default:
 	}
-	// The whole process group: the test binary and anything it started.
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	// The whole process group (tree on Windows): the test binary and anything it started.
+	instrument.KillTree(p.cmd)
 	<-p.done
 }
 

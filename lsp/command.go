@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -198,10 +197,9 @@ func (s *Server) runTest(ctx context.Context, a RunTestArgs, flags []string, tok
 	cmdArgs = append(cmdArgs, ".")
 	cmd := exec.CommandContext(ctx, exe, cmdArgs...)
 	cmd.Dir = a.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Canceling interrupts the run, which keeps what it found; the whole process group, so
-	// that the test binary stops too.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	// that the test binary stops too (proc_unix.go, proc_windows.go).
+	interruptTree(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

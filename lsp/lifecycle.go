@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -104,7 +103,7 @@ func (s *Server) watchParent(pid int) {
 			return
 		case <-t.C:
 		}
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+		if processGone(pid) {
 			close(s.parentGone())
 			return
 		}

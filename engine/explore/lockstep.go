@@ -51,7 +51,7 @@ func openLockstep(path string, ev *events) (*lockstepExchanger, error) {
 	if ev == nil {
 		return nil, errors.New("INTERLEAVE_LOCKSTEP without an event stream (INTERLEAVE_EVENTS)")
 	}
-	f, err := os.Open(path)
+	f, err := OpenStream(path, os.O_RDONLY)
 	if err != nil {
 		return nil, fmt.Errorf("INTERLEAVE_LOCKSTEP: %w", err)
 	}

@@ -63,7 +63,7 @@ func openEvents() *os.File {
 	if p == "" {
 		return nil
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := explore.OpenStream(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "interleave: events: %v\n", err)
 		return nil

@@ -12,12 +12,23 @@ import (
 
 // Command returns a command for a child process of the tool — the go command, a test
 // binary — that does not outlive it: it runs in a process group of its own, so that stopping
-// it stops everything it started, and on Linux the kernel kills it when the tool dies, even
-// by kill -9 (see child_linux.go). ctx cancels it as exec.CommandContext does.
+// it stops everything it started (its process tree on Windows), and on Linux the kernel kills
+// it when the tool dies, even by kill -9 (see child_linux.go). ctx cancels it as exec.CommandContext does.
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	dieWithParent(cmd)
 	return cmd
+}
+
+// KillTree kills a child started from Command and everything it started: its process group
+// on Unix, its process tree (taskkill /T) on Windows. cmd must have started.
+func KillTree(cmd *exec.Cmd) error {
+	return killTree(cmd)
+}
+
+// ProcessAlive reports whether the process pid exists (and, on Windows, has not exited).
+func ProcessAlive(pid int) bool {
+	return processAlive(pid)
 }
 
 // WorkDir creates a temporary directory for one run of the tool, named prefix-PID-..., and

@@ -11,5 +11,5 @@ import (
 // whole. (Only Linux lets the kernel kill it when the tool dies.)
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killTree(cmd) }
 }

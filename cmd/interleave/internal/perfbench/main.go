@@ -418,19 +418,6 @@ func measureChild(args []string) {
 	fmt.Println(rusagePeak(cmd.ProcessState))
 }
 
-// rusagePeak is the peak resident memory in bytes of an ended process and its waited-for
-// children.
-func rusagePeak(ps *os.ProcessState) int64 {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0
-	}
-	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss)
-	}
-	return int64(ru.Maxrss) * 1024
-}
-
 // remember records a command line for the report, once, the temporary directory as $TMP.
 func (b *bench) remember(dir, name string, args []string) {
 	rel, err := filepath.Rel(b.root, dir)

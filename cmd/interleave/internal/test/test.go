@@ -399,9 +399,11 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 
 // ExecTest runs the test binary of p for one test with the INTERLEAVE_* variables of env, and
 // returns its result event and its output. Progress events (and the "lockstep" events of a
-// lockstep search) go to onEvent as they come. The extra files are the test binary's, from
-// file descriptor 4 on (3 is its event stream); they are closed here once it started, so that
-// the binary holds the only copies (a pipe's writer then learns that it ended).
+// lockstep search) go to onEvent as they come. The test binary inherits its event stream and
+// the lockstep file, if given (extra holds at most that one), which INTERLEAVE_EVENTS and
+// INTERLEAVE_LOCKSTEP name (inherit_unix.go, inherit_windows.go); they are closed here once
+// it started, so that the binary holds the only copies (a pipe's writer then learns that it
+// ended).
 func ExecTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -412,8 +414,11 @@ func ExecTest(ctx context.Context, p *instrument.Package, test string, env []str
 	}
 	cmd := instrument.Command(ctx, p.Binary, "-test.run", "^"+regexp.QuoteMeta(test)+"$", "-test.count=1", "-test.timeout=0")
 	cmd.Dir = p.Dir
-	cmd.ExtraFiles = append([]*os.File{w}, extra...)
-	cmd.Env = append(append(append(os.Environ(), "INTERLEAVE_EVENTS=/dev/fd/3", "INTERLEAVE_CLI=1"), p.BuildEnv()...), env...)
+	names := inherit(cmd, append([]*os.File{w}, extra...))
+	cmd.Env = append(append(append(os.Environ(), "INTERLEAVE_EVENTS="+names[0], "INTERLEAVE_CLI=1"), p.BuildEnv()...), env...)
+	if len(extra) > 0 {
+		cmd.Env = append(cmd.Env, "INTERLEAVE_LOCKSTEP="+names[1])
+	}
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }

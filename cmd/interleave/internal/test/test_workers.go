@@ -296,7 +296,6 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		}
 		var extra []*os.File
 		if hub != nil {
-			penv = append(penv, "INTERLEAVE_LOCKSTEP=/dev/fd/4")
 			extra = append(extra, lockstepIns[i])
 		}
 		wg.Add(1)

@@ -49,7 +49,7 @@ export async function pickSchedule(): Promise<string | undefined> {
 }
 
 /** Registers the commands. */
-export function registerCommands(context: vscode.ExtensionContext, version: string, refresh: () => void, timeline: TimelinePanel): void {
+export function registerCommands(context: vscode.ExtensionContext, refresh: () => void, timeline: TimelinePanel): void {
   const reg = (id: string, f: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, f));
   };
@@ -124,7 +124,7 @@ export function registerCommands(context: vscode.ExtensionContext, version: stri
   });
   reg('interleave.minimize', async (arg: unknown) => {
     const schedule = schedulePathOf(arg);
-    const tools = schedule !== undefined ? await requireTools(version) : undefined;
+    const tools = schedule !== undefined ? requireTools() : undefined;
     if (schedule === undefined || tools?.interleave === undefined) {
       return;
     }

@@ -13,7 +13,8 @@ import { startLanguageClient } from './language/client';
 import { SchedulesView } from './schedules/view';
 import { TestingController } from './testing/controller';
 import { TimelinePanel } from './timeline/panel';
-import { currentToolSettings, resolveTools } from './tools/tools';
+import { missingInterleaveMessage } from './tools/lookup';
+import { checkVersion, currentToolSettings, isRemote, resolveTools, setExtensionDir } from './tools/tools';
 
 let client: LanguageClient | undefined;
 
@@ -21,9 +22,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const version = (context.extension.packageJSON as { version: string }).version;
   const output = vscode.window.createOutputChannel('Interleave', { log: true });
   context.subscriptions.push(output);
+  setExtensionDir(context.extensionPath);
 
   context.subscriptions.push(
-    vscode.debug.registerDebugAdapterDescriptorFactory('interleave', new AdapterFactory(version)),
+    vscode.debug.registerDebugAdapterDescriptorFactory('interleave', new AdapterFactory()),
     vscode.debug.registerDebugConfigurationProvider('interleave', new ConfigurationProvider()),
     vscode.debug.registerDebugConfigurationProvider('interleave', new ConfigurationProvider(), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
   );
@@ -36,17 +38,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
   const timeline = new TimelinePanel();
   context.subscriptions.push(timeline);
-  registerCommands(context, version, () => schedules.refresh(), timeline);
-  context.subscriptions.push(new TestingController(version, (pkgDir, test) => exploreInDebugger(pkgDir, test), output));
+  registerCommands(context, () => schedules.refresh(), timeline);
+  context.subscriptions.push(new TestingController((pkgDir, test) => exploreInDebugger(pkgDir, test), output));
 
   const startClient = async (): Promise<void> => {
     const tools = resolveTools();
     const trust = vscode.workspace.isTrusted ? '' : '; Restricted Mode: settings from user and machine only, no test runs';
-    output.info(`interleave: ${tools.interleave ?? 'not found'} (interleave.path ${JSON.stringify(currentToolSettings().path)}); go: ${tools.go ?? 'not found'}${trust}`);
+    output.info(`interleave: ${tools.interleave ?? 'not found'} (${tools.located.source === 'setting' ? `interleave.path ${JSON.stringify(currentToolSettings().path)}` : tools.located.source === 'bundled' ? 'bundled with the extension' : 'PATH'}); go: ${tools.go ?? 'not found'}${trust}`);
     if (tools.interleave === undefined) {
-      output.warn('interleave was not found (interleave.path, PATH, GOBIN, GOPATH/bin): no language server; explore a test to be offered the install.');
+      output.warn(`no language server: ${missingInterleaveMessage(tools.located, isRemote())}`);
       return;
     }
+    checkVersion(tools, version, output);
     try {
       client = await startLanguageClient(tools, output);
     } catch (err) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { findGo, findInterleave, goBinDirs, Host, installArgs, toolEnv } from '../src/tools/lookup';
+import { bundledPath, findGo, findInterleave, goBinDirs, Host, locateInterleave, machineSettingsHint, missingInterleaveMessage, parseVersion, toolEnv, versionWarning } from '../src/tools/lookup';
 
 function host(files: string[], env: NodeJS.ProcessEnv = {}): Host {
   const set = new Set(files);
@@ -43,5 +43,44 @@ test('the tools get Go first on PATH', () => {
   assert.equal(env.PATH, '/usr/local/go/bin:/usr/bin');
   assert.equal(env.HOME, '/home/me');
   assert.deepEqual(goBinDirs(host([], { GOBIN: '/b' })), ['/b']);
-  assert.deepEqual(installArgs('0.1.0'), ['install', 'github.com/interleave-dev/interleave/cmd/interleave@v0.1.0']);
+});
+
+test('interleave: the setting, else the bundled binary, else PATH', () => {
+  const bundled = bundledPath('/ext', 'linux');
+  assert.equal(bundled, '/ext/extension/bin/interleave');
+  const cases: { name: string; setting: string; files: string[]; want: string | undefined; source: string }[] = [
+    { name: 'bundled before PATH', setting: '', files: [bundled, '/usr/bin/interleave'], want: bundled, source: 'bundled' },
+    { name: 'setting before bundled', setting: '/opt/il', files: [bundled, '/opt/il'], want: '/opt/il', source: 'setting' },
+    { name: 'a wrong setting is not replaced by the bundled binary', setting: '/opt/missing', files: [bundled], want: undefined, source: 'setting' },
+    { name: 'universal .vsix: PATH', setting: '', files: ['/usr/bin/interleave'], want: '/usr/bin/interleave', source: 'path' },
+    { name: 'nothing', setting: '', files: [], want: undefined, source: 'bundled' },
+  ];
+  for (const c of cases) {
+    const l = locateInterleave(c.setting, bundled, host(c.files, { PATH: '/usr/bin' }));
+    assert.equal(l.path, c.want, c.name);
+    assert.equal(l.source, c.source, c.name);
+  }
+  assert.equal(bundledPath('C:\\ext', 'win32').endsWith('interleave.exe'), true);
+});
+
+test('a missing binary: what was looked for and how to fix it; where machine settings live', () => {
+  const wrong = missingInterleaveMessage(locateInterleave('/opt/missing', '/ext/extension/bin/interleave', host([])), false);
+  assert.match(wrong, /interleave\.path is "\/opt\/missing", which is not an executable file/);
+  assert.doesNotMatch(wrong, /go install/);
+  const none = missingInterleaveMessage(locateInterleave('', '/ext/extension/bin/interleave', host([], { PATH: '/usr/bin' })), true);
+  assert.match(none, /looked in: \/ext\/extension\/bin\/interleave, \/usr\/bin\/interleave/);
+  assert.match(none, /go build \.\/cmd\/interleave/);
+  assert.doesNotMatch(none, /go install/);
+  assert.ok(none.endsWith(machineSettingsHint), 'a remote window is told where machine settings live');
+  assert.match(machineSettingsHint, /code-server\/Machine\/settings\.json/);
+});
+
+test('interleave version: a mismatch names both versions', () => {
+  const out = 'interleave version 0.0.9 commit abc123 go1.26.8 linux/amd64\n';
+  assert.deepEqual(parseVersion(out), { version: '0.0.9', commit: 'abc123' });
+  assert.equal(parseVersion('interleave: unknown command "version"'), undefined);
+  assert.equal(versionWarning('/opt/il', { version: '0.1.0', commit: 'x' }, '0.1.0'), undefined);
+  const w = versionWarning('/opt/il', parseVersion(out), '0.1.0') ?? '';
+  assert.match(w, /\/opt\/il is interleave 0\.0\.9 \(commit abc123\), but this extension is 0\.1\.0/);
+  assert.match(versionWarning('/opt/il', undefined, '0.1.0') ?? '', /does not say its version.*0\.1\.0/);
 });

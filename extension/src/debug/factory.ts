@@ -1,17 +1,21 @@
-// The debug adapter: interleave dap on stdin and stdout, in the environment that has Go.
+// The debug adapter: interleave dap on stdin and stdout, in the environment that has Go. A
+// missing tool fails the session at once with what was looked for and how to fix it: the
+// factory never waits on the user, so no session is left waiting for an answer.
 
 import * as vscode from 'vscode';
-import { requireTools, restrictedMessage } from '../tools/tools';
+import { toolsOrError } from '../tools/tools';
 
 export class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
-  constructor(private readonly version: string) {}
-
-  async createDebugAdapterDescriptor(): Promise<vscode.DebugAdapterDescriptor | undefined> {
-    const tools = await requireTools(this.version);
-    if (tools === undefined || tools.interleave === undefined) {
-      throw new Error(vscode.workspace.isTrusted ? 'the interleave binary was not found (see the interleave.path setting)' : restrictedMessage);
+  createDebugAdapterDescriptor(): vscode.DebugAdapterDescriptor {
+    const r = toolsOrError();
+    if (r.error !== undefined) {
+      throw new Error(r.error);
     }
-    return new vscode.DebugAdapterExecutable(tools.interleave, ['dap'], { env: envRecord(tools.env) });
+    const bin = r.tools.interleave;
+    if (bin === undefined) {
+      throw new Error('Interleave: the interleave binary was not found (see the interleave.path setting)');
+    }
+    return new vscode.DebugAdapterExecutable(bin, ['dap'], { env: envRecord(r.tools.env) });
   }
 }
 

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { limits, readBounded } from '../store/read';
 import { modulePath, notExplored, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { StoreWatcher } from '../store/watch';
-import { requireTools, restrictedMessage } from '../tools/tools';
+import { restrictedMessage, toolsOrError } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
 
 /** What a test item stands for. */
@@ -30,7 +30,6 @@ export class TestingController implements vscode.Disposable {
   private readonly shownSummaries = new Set<string>();
 
   constructor(
-    private readonly version: string,
     private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>,
     private readonly log: vscode.LogOutputChannel,
   ) {
@@ -209,7 +208,8 @@ export class TestingController implements vscode.Disposable {
 
   private async run(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.ctrl.createTestRun(req);
-    const tools = await requireTools(this.version);
+    const found = vscode.workspace.isTrusted ? toolsOrError() : undefined;
+    const tools = found?.tools;
     const tests = await this.leaves(req);
     for (const item of tests) {
       if (token.isCancellationRequested) {
@@ -217,7 +217,7 @@ export class TestingController implements vscode.Disposable {
         continue;
       }
       if (tools?.interleave === undefined) {
-        run.errored(item, new vscode.TestMessage(vscode.workspace.isTrusted ? 'The interleave binary was not found (interleave.path).' : restrictedMessage));
+        run.errored(item, new vscode.TestMessage(found?.error ?? restrictedMessage));
         continue;
       }
       run.started(item);

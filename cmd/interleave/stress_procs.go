@@ -88,7 +88,7 @@ func (r *stressRun) runProc(ctx context.Context, p *stressProc) (crashed string,
 	cmd.Env = append(append(os.Environ(), stress.EnvPlan+"="+string(planJSON), "INTERLEAVE_CLI=1", "GORACE=halt_on_error=1 exitcode=66"), p.pkg.BuildEnv()...)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.Cancel = func() error { return test.Interrupt(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	p.startedAt = time.Since(r.started)
 	if err := cmd.Start(); err != nil {

@@ -21,7 +21,7 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 }
 
 // KillTree kills a child started from Command and everything it started: its process group
-// on Unix, its process tree (taskkill /T) on Windows. cmd must have started.
+// on Unix, its process tree (its descendants by parent id) on Windows. cmd must have started.
 func KillTree(cmd *exec.Cmd) error {
 	return killTree(cmd)
 }

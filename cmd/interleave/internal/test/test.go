@@ -401,7 +401,7 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 // returns its result event and its output. Progress events (and the "lockstep" events of a
 // lockstep search) go to onEvent as they come. The test binary inherits its event stream and
 // the lockstep file, if given (extra holds at most that one), which INTERLEAVE_EVENTS and
-// INTERLEAVE_LOCKSTEP name (inherit_unix.go, inherit_windows.go); they are closed here once
+// INTERLEAVE_LOCKSTEP name (proc_unix.go, proc_windows.go); they are closed here once
 // it started, so that the binary holds the only copies (a pipe's writer then learns that it
 // ended).
 func ExecTest(ctx context.Context, p *instrument.Package, test string, env []string, onEvent func(*explore.Event), extra ...*os.File) (*explore.Event, string, error) {
@@ -421,7 +421,7 @@ func ExecTest(ctx context.Context, p *instrument.Package, test string, env []str
 	}
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.Cancel = func() error { return Interrupt(cmd) }
 	// An interrupted test binary ends after the execution under way (the watchdog ends a
 	// stuck one within its limit); one that does not is killed.
 	cmd.WaitDelay = time.Minute

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"github.com/interleave-dev/interleave/engine/instrument"
 )
 
 // inherit has cmd's process inherit files' handles (Windows has no descriptors beyond the
@@ -24,3 +26,8 @@ func inherit(cmd *exec.Cmd, files []*os.File) []string {
 	}
 	return names
 }
+
+// Interrupt ends cmd's process tree: Windows has no interrupt to send to a process without
+// a console of its own (os.Process.Signal(os.Interrupt) fails there), so an interrupted test
+// binary ends at once, without its final report.
+func Interrupt(cmd *exec.Cmd) error { return instrument.KillTree(cmd) }

@@ -18,3 +18,7 @@ func inherit(cmd *exec.Cmd, files []*os.File) []string {
 	}
 	return names
 }
+
+// Interrupt asks cmd's process to stop (SIGINT): a test binary ends after the execution
+// under way and reports what it found.
+func Interrupt(cmd *exec.Cmd) error { return cmd.Process.Signal(os.Interrupt) }

@@ -84,3 +84,11 @@ test('interleave version: a mismatch names both versions', () => {
   assert.match(w, /\/opt\/il is interleave 0\.0\.9 \(commit abc123\), but this extension is 0\.1\.0/);
   assert.match(versionWarning('/opt/il', undefined, '0.1.0') ?? '', /does not say its version.*0\.1\.0/);
 });
+
+test('macOS and Windows: the bundled binary and Go where they differ from Linux', () => {
+  assert.equal(bundledPath('/Users/me/.vscode/extensions/x', 'darwin'), '/Users/me/.vscode/extensions/x/extension/bin/interleave');
+  const mac: Host = { env: { PATH: '/usr/bin:/bin' }, platform: 'darwin', homedir: '/Users/me', isExecutable: (p) => p === '/opt/homebrew/opt/go/libexec/bin/go' };
+  assert.equal(findGo({ goroot: '', alternateGo: '' }, mac), '/opt/homebrew/opt/go/libexec/bin/go', 'Homebrew on Apple silicon, not on the PATH of an app started from the Dock');
+  const bundled = '/Users/me/.vscode/extensions/x/extension/bin/interleave';
+  assert.equal(locateInterleave('', bundled, { ...mac, isExecutable: (p) => p === bundled }).path, bundled);
+});

@@ -15,8 +15,14 @@ func rusagePeak(ps *os.ProcessState) int64 {
 	if !ok {
 		return 0
 	}
-	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss)
+	return maxrssBytes(int64(ru.Maxrss), runtime.GOOS)
+}
+
+// maxrssBytes converts getrusage's ru_maxrss to bytes: macOS (and iOS) give bytes, the other
+// Unix systems kilobytes.
+func maxrssBytes(maxrss int64, goos string) int64 {
+	if goos == "darwin" || goos == "ios" {
+		return maxrss
 	}
-	return int64(ru.Maxrss) * 1024
+	return maxrss * 1024
 }

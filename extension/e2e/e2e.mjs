@@ -3,6 +3,9 @@
 // opened, the Explore interleavings lens clicked, the debugger paused on the deadlock, Step
 // Over and Step Back, the timeline, the Testing view's Explore on the counter example, the
 // race diagnostics of the broken double-checked initialization, and the Schedules view.
+// First, as a new user: the linux-x64 .vsix in a clean profile, with no interleave.path and no
+// interleave on PATH, runs the binary it carries (bundledCases); and an interleave.path that
+// names a missing file ends the session with the error within 10 s, no Stop needed.
 //
 // Run by npm run test:e2e after install.sh (which puts code-server, Chromium and
 // playwright-core in $E2E_CACHE). Screenshots go to $E2E_OUT (default extension/e2e/out).
@@ -45,7 +48,10 @@ async function main() {
   fs.mkdirSync(bin, { recursive: true });
   const goBin = execFileSync('go', ['env', 'GOROOT']).toString().trim();
   log('building interleave and the .vsix');
-  execFileSync('go', ['build', '-o', path.join(bin, 'interleave-real'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
+  // Stamped with the extension's version, as the .vsix's is: the extension warns about another.
+  const { version } = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+  const ldflags = `-X github.com/interleave-dev/interleave/cmd/interleave/internal/version.Version=${version}`;
+  execFileSync('go', ['build', '-ldflags', ldflags, '-o', path.join(bin, 'interleave-real'), './cmd/interleave'], { cwd: repo, stdio: 'inherit' });
   // interleave.path is a wrapper that records what the editor sends the language server, so that
   // the initialize parameters lsp/lsptest drives the server with are VS Code's own (checked below).
   // It also records the debug adapter's traffic, printed when the test fails.
@@ -56,8 +62,9 @@ if [ "$1" = lsp ]; then tee -a '${capture}' | '${path.join(bin, 'interleave-real
 if [ "$1" = dap ]; then tee -a '${dapTrace}.in' | '${path.join(bin, 'interleave-real')}' "$@" | tee -a '${dapTrace}.out'; exit $?; fi
 exec '${path.join(bin, 'interleave-real')}' "$@"
 `, { mode: 0o755 });
-  const vsix = path.join(repo, 'extension', 'dist', 'interleave.vsix');
-  if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package first`);
+  const vsix = path.join(repo, 'extension', 'dist', 'interleave-linux-x64.vsix');
+  if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package -- linux-x64 first`);
+  await bundledCases(vsix);
   fs.cpSync(path.join(repo, 'testdata', 'examples'), ws, { recursive: true });
   for (const d of fs.readdirSync(ws, { withFileTypes: true })) if (d.isDirectory()) fs.rmSync(path.join(ws, d.name, '.interleave'), { recursive: true, force: true });
   // A launch configuration, as a person writes one, for F5.
@@ -465,6 +472,117 @@ async function run(page, port, ws, shot, interleavePath) {
   });
   timings.terminalRunToTestingView = (Date.now() - tTerm) / 1000;
   await shot('08-terminal-run-in-testing-view.png');
+}
+
+// bundledCases: a new user's first run. A clean code-server profile (its own home directory)
+// with the linux-x64 .vsix installed, no interleave.path, PATH without interleave or Go: the
+// lens above the deadlocking test runs the binary the .vsix carries and the debugger pauses on
+// the deadlock with goroutines in the Call Stack. Then interleave.path (a machine setting in
+// code-server) names a missing file: a session started from the command palette (without the
+// binary no language server runs, and so no lens) ends with the error that says so, within
+// 10 s of the click, and no Stop is needed.
+async function bundledCases(vsix) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'interleave-e2e-bundled-'));
+  const home = path.join(tmp, 'home');
+  const ws = path.join(tmp, 'examples');
+  fs.cpSync(path.join(repo, 'testdata', 'examples', 'lockorder'), path.join(ws, 'lockorder'), { recursive: true });
+  fs.rmSync(path.join(ws, 'lockorder', '.interleave'), { recursive: true, force: true });
+  const base = {
+    'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
+    'workbench.enableExperiments': false, 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none',
+    'window.commandCenter': false, 'workbench.tips.enabled': false, 'interleave.schedules': 2000,
+  };
+  const userDir = path.join(home, '.local', 'share', 'code-server', 'User');
+  const machineDir = path.join(home, '.local', 'share', 'code-server', 'Machine');
+  fs.mkdirSync(userDir, { recursive: true });
+  fs.mkdirSync(machineDir, { recursive: true });
+  fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify(base, null, 2));
+  const pathDirs = ['/usr/local/bin', '/usr/bin', '/bin'];
+  for (const d of pathDirs) if (fs.existsSync(path.join(d, 'interleave'))) fail(`${d}/interleave exists: the bundled case needs a PATH without interleave`);
+  const env = { ...process.env, HOME: home, PATH: pathDirs.join(':') };
+  delete env.GOBIN;
+  delete env.GOPATH;
+  execFileSync(codeServer, ['--install-extension', vsix, '--force'], { env, stdio: 'inherit' });
+  const installed = fs.readdirSync(path.join(home, '.local', 'share', 'code-server', 'extensions')).find((d) => d.startsWith('interleave-dev.interleave-'));
+  if (installed === undefined || !fs.existsSync(path.join(home, '.local', 'share', 'code-server', 'extensions', installed, 'extension', 'bin', 'interleave'))) {
+    fail(`the installed extension (${installed}) has no extension/bin/interleave`);
+  }
+  const port = await freePort();
+  const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ws], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let serverLog = '';
+  await new Promise((resolve, reject) => {
+    const seen = (d) => { serverLog += d; if (/HTTP server listening/.test(serverLog)) resolve(); };
+    server.stdout.on('data', seen);
+    server.stderr.on('data', seen);
+    server.on('exit', (code) => reject(new Error(`code-server exited (${code}):\n${serverLog}`)));
+  });
+  const ctx = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(tmp, 'chrome-')), {
+    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1600, height: 1000 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const shot = async (name) => { const p = path.join(out, name); await page.screenshot({ path: p }); log('screenshot', p); };
+  try {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+    log('bundled: workbench up');
+    await openFile(page, 'lockorder/bank_test.go');
+    const lens = page.locator('.codelens-decoration a', { hasText: 'Explore interleavings' }).first();
+    await lens.waitFor({ timeout: 120000 });
+    const tLens = Date.now();
+    await lens.click();
+    await pausedOn(page, 'the debugger to stop (bundled binary)', Number(process.env.E2E_STOP_TIMEOUT || 300000));
+    timings.bundledLensToPaused = (Date.now() - tLens) / 1000;
+    const stack = await waitFor(page, 'goroutines in the Call Stack', () => {
+      const t = document.querySelector('.debug-call-stack')?.innerText || '';
+      return /G0/.test(t) && /G1/.test(t) ? t : null;
+    }, undefined, 60000);
+    log('bundled: paused; call stack:', stack.replace(/\n+/g, ' | ').slice(0, 200));
+    if (!/deadlock|exception|paused/i.test(stack)) fail(`the Call Stack does not say why it paused: ${stack}`);
+    await shot('00-bundled-paused-on-deadlock.png');
+    await stopDebugging(page);
+
+    // interleave.path names a missing file, in the machine's settings (where code-server reads it).
+    const missing = path.join(tmp, 'no-such-dir', 'interleave');
+    fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify({ 'interleave.path': missing }, null, 2));
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+    await openFile(page, 'lockorder/bank_test.go');
+    // No language server runs without the binary, so no lens: the palette's command, with
+    // the cursor in the test, starts the session as the lens does.
+    await quickInput(page, 'Control+G');
+    await page.keyboard.type('20:1');
+    await page.keyboard.press('Enter');
+    await palette(page, 'Interleave: Explore Interleavings');
+    const tClick = Date.now();
+    const said = await waitFor(page, 'the error about interleave.path', (m) => {
+      const t = [...document.querySelectorAll('.monaco-dialog-box, .notification-toast')].map((e) => e.innerText).join(' | ');
+      return t.includes(m) ? t : null;
+    }, `interleave.path is "${missing}"`, 10000);
+    const ended = await waitFor(page, 'no debug session', () => {
+      const tb = document.querySelector('.debug-toolbar');
+      return tb === null || tb.offsetParent === null;
+    }, undefined, Math.max(1, 10000 - (Date.now() - tClick)));
+    timings.missingPathToError = (Date.now() - tClick) / 1000;
+    if (!ended) fail('a debug session is still running');
+    log(`missing interleave.path: the session ended with the error in ${timings.missingPathToError} s: ${said.replace(/\s+/g, ' ').slice(0, 300)}`);
+    await shot('00-missing-path-error.png');
+  } catch (err) {
+    await shot('bundled-failure.png').catch(() => {});
+    console.error(`bundled case: ${await workbenchState(page)}\ncode-server log:\n${serverLog.slice(-3000)}`);
+    throw err;
+  } finally {
+    await ctx.close();
+    const exited = server.exitCode !== null ? Promise.resolve() : new Promise((resolve) => server.once('exit', resolve));
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10000))]);
+    try { process.kill(-server.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
+    } catch (err) {
+      console.error(`warning: the e2e test's directory ${tmp} was not removed: ${err.message}`);
+    }
+  }
 }
 
 main().catch((err) => { console.error('E2E FAILED:', err.message); process.exit(1); });

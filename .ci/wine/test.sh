@@ -29,7 +29,7 @@ if [ ! -f "$dll" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"; "${WINE%/*}/wineserver" -k 2>/dev/null || true' EXIT
-pkgs=$(go list ./engine/... ./cmd/interleave | grep -v '/engine/instrument')
+pkgs=$(go list ./engine/... ./cmd/interleave/... | grep -v '/engine/instrument')
 for p in $pkgs; do
 	name=$(echo "$p" | tr '/.' '__')
 	GOOS=windows GOARCH=amd64 go test -c -o "$out/$name.test.exe" "$p"

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ func TestMergeRefusesUntrustedDocuments(t *testing.T) {
 		}, "not a directory (a symbolic link)"},
 		{"FIFO", func(t *testing.T, store string) string {
 			p := filepath.Join(store, "runs", "fifo.json")
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
+			if err := mkfifo(p); err != nil {
 				t.Skip("no FIFO:", err)
 			}
 			return p

@@ -44,15 +44,16 @@ type (
 		Version json.RawMessage `json:"version"`
 	}
 	wireFile struct {
-		Test      *Test       `json:"test"`
-		Strategy  *Strategy   `json:"strategy"`
-		Execution int         `json:"execution"`
-		Points    string      `json:"points"`
-		Racy      []string    `json:"racyPoints"`
-		DataSeed  string      `json:"dataSeed"`
-		Result    *wireResult `json:"result"`
-		Bug       *wireBug    `json:"bug"`
-		Steps     *[]wireStep `json:"steps"`
+		Test      *Test             `json:"test"`
+		Strategy  *Strategy         `json:"strategy"`
+		Execution int               `json:"execution"`
+		Points    string            `json:"points"`
+		Racy      []string          `json:"racyPoints"`
+		DataSeed  string            `json:"dataSeed"`
+		Result    *wireResult       `json:"result"`
+		Bug       *wireBug          `json:"bug"`
+		Steps     *[]wireStep       `json:"steps"`
+		Source    map[string]Anchor `json:"source"`
 	}
 	wireResult struct {
 		Steps       int    `json:"steps"`
@@ -101,9 +102,9 @@ func decode(data []byte, path string) (*File, error) {
 	if err := json.Unmarshal(h.Version, &version); err != nil {
 		return nil, errorf(path, ErrInvalid, 0, 0, "format version %s is not an integer", h.Version)
 	}
-	if version != Version {
+	if version < OldestVersion || version > Version {
 		return nil, &Error{Path: path, Kind: ErrVersion,
-			msg: fmt.Sprintf("%s has format version %d; this interleave reads version %d", name, version, Version)}
+			msg: fmt.Sprintf("%s has format version %d; this interleave reads versions %d to %d", name, version, OldestVersion, Version)}
 	}
 
 	var w wireFile
@@ -111,6 +112,9 @@ func decode(data []byte, path string) (*File, error) {
 		return nil, jsonError(data, path, err)
 	}
 	f := &File{Execution: w.Execution, Points: w.Points, RacyPoints: w.Racy}
+	if version >= 2 && len(w.Source) > 0 {
+		f.Source = w.Source
+	}
 	if w.DataSeed != "" {
 		seed, err := strconv.ParseUint(w.DataSeed, 10, 64)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/interleave-dev/interleave/engine/bounded"
@@ -86,6 +87,22 @@ func (f *File) Encode(w io.Writer) error {
 				b.WriteString("\n       ]}")
 			}
 			b.WriteString("\n    ]")
+		}
+		b.WriteString("\n  },\n")
+	}
+	if len(f.Source) > 0 {
+		// One line per position, in order.
+		keys := make([]string, 0, len(f.Source))
+		for k := range f.Source {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("  \"source\": {")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "\n    %s: %s", marshal(k), marshal(f.Source[k]))
 		}
 		b.WriteString("\n  },\n")
 	}

@@ -24,6 +24,10 @@ import (
 //	      ...
 //	    ]
 //	  },
+//	  "source": {
+//	    "bank.go:20": {"func":"TestTransfer","line":4,"text":"go transfer(a, b, 10)"},
+//	    ...
+//	  },
 //	  "steps": [
 //	    {"step":1,"g":0,"op":"go","pos":"bank.go:20"},
 //	    {"choice":1,"n":2,"g":1,"op":"select","pos":"bank.go:61"},
@@ -35,13 +39,22 @@ import (
 // steps, checked when present); a data choice has "choice" (the alternative taken), "n" (the
 // number of alternatives) and "g" (the goroutine that chose). "op" and "pos" are informative.
 // "points" and "racyPoints" say which memory accesses were scheduling points (absent: all).
+// "source" (version 2) anchors each position of the steps in the source it was recorded from:
+// the function it is in, its line relative to the function's, and the line's tokens; a replay
+// of edited source finds each position again from them (package srcmap). Version 1 files,
+// without it, are read as well: their positions are matched as written.
 // Fields this version does not know are ignored.
 
 // FormatName is the value of the "format" field of every schedule file.
 const FormatName = "interleave-schedule"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes. It reads every version from
+// OldestVersion to Version.
+const Version = 2
+
+// OldestVersion is the oldest format version this package reads: version 1 files have no
+// "source" anchors.
+const OldestVersion = 1
 
 // File is a schedule file: one execution's decisions, what was tested, the strategy that
 // chose them and the bug they expose.
@@ -67,8 +80,32 @@ type File struct {
 	Bug *Bug
 	// Steps are the decisions, in order.
 	Steps []Step
+	// Source anchors the positions of the steps (and of the bug) in the source the schedule
+	// was recorded from, by position ("x_test.go:12"); nil in files written before version 2,
+	// or when the source could not be read.
+	Source map[string]Anchor
 	// Path is where the file was loaded from or saved to. It is not part of the document.
 	Path string
+}
+
+// Anchor places a position in its source in a way that survives edits elsewhere: the
+// function the line is in, its line relative to the function's first line, which of the
+// function's lines with the same tokens it is (0: the first), and those tokens. Comments,
+// blank lines, reformatting and changes outside the function leave all of them unchanged but
+// the relative line, which is only a hint.
+type Anchor struct {
+	// Func is the function ("TestX", "T.Method", "T.Method.func1" is not used: a function
+	// literal's lines belong to the declared function that holds it); empty for a line
+	// outside every function (a package variable's initializer).
+	Func string `json:"func,omitempty"`
+	// Line is the line's distance from the function's first line (from the file's first
+	// line when Func is empty).
+	Line int `json:"line"`
+	// Nth counts the lines of the function before this one with the same Text.
+	Nth int `json:"nth,omitempty"`
+	// Text is the line as written, without its comments and surrounding blanks; lines
+	// are compared by their tokens, so that reformatting does not tell them apart.
+	Text string `json:"text"`
 }
 
 // Test identifies what was tested.

@@ -42,6 +42,10 @@ func sampleFile() *schedule.File {
 				{ID: 1, Parent: 0, Status: "done", Op: "lock", Pos: "bank.go:42", Created: "bank.go:20"},
 			},
 		},
+		Source: map[string]schedule.Anchor{
+			"bank.go:42": {Func: "Transfer", Line: 3, Nth: 1, Text: "a.mu.Lock()"},
+			"bank.go:20": {Func: "TestTransfer", Line: 4, Text: "go transfer(a, b, 10)"},
+		},
 		Steps: []schedule.Step{
 			{Kind: schedule.Run, G: 0, Op: "go", Pos: "bank.go:20"},
 			{Kind: schedule.Run, G: 1, Op: "lock", Pos: "bank.go:42"},
@@ -96,7 +100,8 @@ func TestScheduleFileLayout(t *testing.T) {
 	lines := strings.Split(text, "\n")
 	for _, want := range []string{
 		`  "format": "interleave-schedule",`,
-		`  "version": 1,`,
+		`  "version": 2,`,
+		`    "bank.go:42": {"func":"Transfer","line":3,"nth":1,"text":"a.mu.Lock()"}`,
 		`    {"step":2,"g":1,"op":"lock","pos":"bank.go:42"},`,
 		`    {"choice":1,"n":3,"g":1,"op":"select","pos":"bank.go:61"},`,
 		`    {"step":4,"g":0,"op":"read","pos":"bank.go:10"}`,
@@ -190,13 +195,13 @@ func TestScheduleFileErrors(t *testing.T) {
 		{"not an object", "[1, 2, 3]", schedule.ErrNotSchedule, []string{"not an interleave schedule", "array"}, 0},
 		{"null", "null", schedule.ErrNotSchedule, []string{"not an interleave schedule"}, 0},
 		{"another JSON document", `{"name": "package.json"}`, schedule.ErrNotSchedule, []string{`no "format": "interleave-schedule" field`}, 0},
-		{"newer version", replace(`"version": 1,`, `"version": 3,`), schedule.ErrVersion,
-			[]string{"schedule file has format version 3; this interleave reads version 1"}, 0},
-		{"newer version, other layout", `{"format": "interleave-schedule", "version": 2, "steps": {"packed": "AAEC"}}`, schedule.ErrVersion,
-			[]string{"format version 2; this interleave reads version 1"}, 0},
-		{"version 0", replace(`"version": 1,`, `"version": 0,`), schedule.ErrVersion, []string{"format version 0"}, 0},
-		{"no version", replace(`"version": 1,`, ``), schedule.ErrMissing, []string{`missing required field "version"`}, 0},
-		{"version not a number", replace(`"version": 1,`, `"version": "1",`), schedule.ErrInvalid, []string{`format version "1" is not an integer`}, 0},
+		{"newer version", replace(`"version": 2,`, `"version": 3,`), schedule.ErrVersion,
+			[]string{"schedule file has format version 3; this interleave reads versions 1 to 2"}, 0},
+		{"newer version, other layout", `{"format": "interleave-schedule", "version": 3, "steps": {"packed": "AAEC"}}`, schedule.ErrVersion,
+			[]string{"format version 3; this interleave reads versions 1 to 2"}, 0},
+		{"version 0", replace(`"version": 2,`, `"version": 0,`), schedule.ErrVersion, []string{"format version 0"}, 0},
+		{"no version", replace(`"version": 2,`, ``), schedule.ErrMissing, []string{`missing required field "version"`}, 0},
+		{"version not a number", replace(`"version": 2,`, `"version": "1",`), schedule.ErrInvalid, []string{`format version "1" is not an integer`}, 0},
 		{"no test", replace(`"test": {"module":"example.com/bank","package":"example.com/bank","name":"TestTransfer/two_accounts","build":"5f2c9a"},`, ``),
 			schedule.ErrMissing, []string{`missing required field "test"`}, 0},
 		{"no test name", replace(`"name":"TestTransfer/two_accounts",`, ``), schedule.ErrMissing, []string{`missing required field "test.name"`}, 0},
@@ -249,12 +254,12 @@ func TestScheduleFileErrors(t *testing.T) {
 // TestScheduleFileErrorNamesPath checks that Load's errors name the file.
 func TestScheduleFileErrorNamesPath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bug.json")
-	text := strings.Replace(encode(t, sampleFile()), `"version": 1,`, `"version": 3,`, 1)
+	text := strings.Replace(encode(t, sampleFile()), `"version": 2,`, `"version": 3,`, 1)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := schedule.Load(path)
-	want := "schedule file " + path + " has format version 3; this interleave reads version 1"
+	want := "schedule file " + path + " has format version 3; this interleave reads versions 1 to 2"
 	if err == nil || err.Error() != want {
 		t.Errorf("Load: %v\nwant %s", err, want)
 	}
@@ -416,5 +421,37 @@ func TestEncodeRefusesWhatLoadWouldRefuse(t *testing.T) {
 	}
 	if _, err := schedule.Load(path); !errors.Is(err, bounded.ErrTooLarge) {
 		t.Fatalf("Load of a file one byte past the limit: %v, want it refused", err)
+	}
+}
+
+// A version 1 file, written before source anchors, still loads and replays as written: its
+// positions are matched exactly, and a "source" field in it is not read (version 1 had none).
+func TestScheduleFileReadsVersion1(t *testing.T) {
+	v1 := `{
+  "format": "interleave-schedule",
+  "version": 1,
+  "test": {"package": "example.com/bank", "name": "TestTransfer"},
+  "result": {"steps": 2, "goroutines": 2, "preemptions": 0},
+  "source": {"bank.go:20": {"func": "X", "line": 1, "text": "x"}},
+  "steps": [
+    {"step":1,"g":0,"op":"go","pos":"bank.go:20"},
+    {"step":2,"g":1,"op":"lock","pos":"bank.go:42"}
+  ]
+}
+`
+	f, err := schedule.Decode(strings.NewReader(v1))
+	if err != nil {
+		t.Fatalf("a version 1 file: %v", err)
+	}
+	if len(f.Steps) != 2 || f.Steps[1].Pos != "bank.go:42" || f.Source != nil {
+		t.Fatalf("decoded %+v, source %v", f.Steps, f.Source)
+	}
+	// Written again, it is a version 2 file.
+	var b strings.Builder
+	if err := f.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"version": 2,`) {
+		t.Errorf("re-encoded:\n%s", b.String())
 	}
 }

@@ -19,6 +19,7 @@ var layer = map[string]int{
 	"engine/bounded":                      0,
 	"engine/internal/splitmix":            0,
 	"engine/schedule":                     5,
+	"engine/srcmap":                       6,
 	"engine":                              10,
 	"engine/findings":                     10,
 	"engine/random":                       10,

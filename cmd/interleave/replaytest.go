@@ -81,7 +81,7 @@ func replayTest(path string, f *schedule.File, until int, strict bool, stdout, s
 	}
 	if res.Error != "" {
 		msg := res.Error
-		if strings.Contains(msg, "diverged") {
+		if strings.Contains(msg, "diverged") && !strings.Contains(msg, "the source changed since the schedule was saved") {
 			msg += "\nthe test did something else under the same schedule: it depends on something the scheduler does not control (files, the real clock, math/rand, a package variable an earlier execution changed)"
 		}
 		return fmt.Errorf("%s", msg)

@@ -81,6 +81,14 @@ type Event struct {
 	// Trace is the schedule of a replay, step by step.
 	Trace []schedule.Step `json:"Trace,omitempty"`
 
+	// SavedReplayed is the number of schedules saved for the test (its committed corpus,
+	// the results store's) replayed before it was explored, SavedFailing how many of them
+	// still fail, SavedDiverged how many the program left because it changed (result only;
+	// explained in Notice). The others replayed clean: fixed.
+	SavedReplayed int `json:"SavedReplayed,omitempty"`
+	SavedFailing  int `json:"SavedFailing,omitempty"`
+	SavedDiverged int `json:"SavedDiverged,omitempty"`
+
 	// Lockstep is the round of a "lockstep" event: the outcomes of this process's executions
 	// in a round of a search run in step with other processes (PERIOD under -p).
 	Lockstep *LockstepRound `json:"Lockstep,omitempty"`
@@ -105,6 +113,8 @@ type events struct {
 	w    io.Writer
 	last time.Time
 	part string // of a partitioned exploration, written in every event
+	// saved are the outcomes of the test's saved schedules, written in its result event.
+	saved *savedCounts
 }
 
 func (ev *events) write(e *Event) {
@@ -112,6 +122,12 @@ func (ev *events) write(e *Event) {
 		return
 	}
 	e.Part = ev.part
+	if c := ev.saved; c != nil && e.Event == "result" {
+		e.SavedReplayed, e.SavedFailing, e.SavedDiverged = c.Replayed, c.Failing, c.Diverged
+		if len(c.Notes) > 0 {
+			e.Notice = strings.TrimPrefix(e.Notice+"\n"+strings.Join(c.Notes, "\n"), "\n")
+		}
+	}
 	b, _ := json.Marshal(e)
 	ev.mu.Lock()
 	ev.w.Write(append(b, '\n'))

@@ -40,6 +40,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/minimize"
 	"github.com/interleave-dev/interleave/engine/report"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/srcmap"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
@@ -162,7 +163,23 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		}
 		progress(n, r)
 	}
-	rep := engine.Explore(body, o.config)
+	var rep *Report
+	saved, savedFails := replaySaved(body, &o, info, t.Name())
+	if saved != nil {
+		if o.events != nil {
+			o.events.saved = saved
+		}
+		t.Logf("interleave: %s", saved.line())
+	}
+	savedPath := "" // the saved schedule that still fails, reported as it is
+	if savedFails != nil {
+		rep, savedPath = savedFails.report, savedFails.path
+		if savedPath == "" {
+			file = savedFails.file
+		}
+	} else {
+		rep = engine.Explore(body, o.config)
+	}
 	mergeDetected(rep, detect, o.part.First())
 	// The findings document is written whatever the outcome, with the bug's schedule once
 	// it is saved: before the result event that names it, so that the event never names
@@ -218,13 +235,15 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		o.events.write(withFindings(resultEvent(t.Name(), info, rep)))
 		t.Skipf("interleave: the test skipped itself")
 	case rep.First != nil:
-		path, saveErr := store.SaveSchedule(o.dir, file)
-		if saveErr != nil {
-			t.Errorf("interleave: %v", saveErr)
+		path, saveErr := savedPath, error(nil)
+		if path == "" {
+			if path, saveErr = store.SaveSchedule(o.dir, file); saveErr != nil {
+				t.Errorf("interleave: %v", saveErr)
+			}
 		}
 		bugPath = path
 		before, after := 0, 0
-		if saveErr == nil && o.minimize > 0 {
+		if saveErr == nil && o.minimize > 0 && savedPath == "" {
 			var merr error
 			if before, after, merr = minimizeSchedule(body, file, path, minimize.Options{Time: o.minimize, Root: o.config.Root}); merr != nil {
 				t.Logf("interleave: minimize: %v", merr)
@@ -247,7 +266,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 				"(runtime.ReadMemStats, testing.AllocsPerRun): the instrumentation allocates where the program does not, so the counts differ from go test's, "+
 				"and it is not reported as a bug; its schedule is kept in %s", msg, rep.FirstAt, path))
 		}
-		if saveErr == nil && o.confirm {
+		if saveErr == nil && o.confirm && savedPath == "" {
 			switch outcome, err := confirm(t.Name(), path); {
 			case err != nil:
 				// Nothing is known: the bug is reported, as without confirmation.
@@ -268,6 +287,9 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			e.Bug.Preemptions, e.Bug.FoundPreemptions = after, before
 		}
 		e.Report = report.FormatFailure(rep, path, t.Name())
+		if savedFails != nil {
+			e.Report = fmt.Sprintf("a saved schedule still fails (%s): the bug is not fixed\n", saved.line()) + e.Report
+		}
 		if e.Bug.FoundPreemptions > 0 {
 			e.Report += fmt.Sprintf("minimized: %d preemption(s) as found, %d in the saved schedule\n", e.Bug.FoundPreemptions, e.Bug.Preemptions)
 		}
@@ -306,6 +328,9 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 	o.config.MaxSteps = engine.ReplayMaxSteps(f)
 	o.config.Record = true
 	o.config.Races, o.config.RacesFail = false, false
+	// The schedule's positions as they are in the source now: comments, blank lines,
+	// reformatting and edits elsewhere moved them, and no more.
+	f, moved := srcmap.Relocate(f, o.config.Root)
 	o.config.UseFile(f) // validated by Load
 	r := engine.Run(body, strategy.NewReplayFile(f), o.config)
 	rep := &Report{Strategy: "replay", Schedules: 1, First: r, FirstAt: 1, Stopped: "bug"}
@@ -321,10 +346,14 @@ func replay(t testing.TB, body func(*T), o options, info schedule.Test) *Report 
 		e.Notice += fmt.Sprintf("\nthe %s the schedule recorded no longer happens under it", f.Bug.Kind)
 		err = nil
 	}
+	var d *strategy.DivergenceError
+	if err != nil && (changed != nil || moved.SourceChanged()) && errors.As(r.Err, &d) {
+		// Not nondeterminism: the program is another one.
+		err = fmt.Errorf("replay of %s: %s", o.replay, sourceChanged(d, moved))
+	} else if err != nil && changed != nil {
+		err = fmt.Errorf("%w (the code changed since the schedule was recorded)", err)
+	}
 	if err != nil {
-		if changed != nil {
-			err = fmt.Errorf("%w (the code changed since the schedule was recorded)", err)
-		}
 		e.Stopped, e.Error = "error", err.Error()
 		o.events.write(e)
 		t.Fatalf("interleave: %v", err)

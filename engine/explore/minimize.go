@@ -9,6 +9,7 @@ import (
 
 	"github.com/interleave-dev/interleave/engine/minimize"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/srcmap"
 	"github.com/interleave-dev/interleave/engine/store"
 )
 
@@ -33,6 +34,8 @@ func minimizeSchedule(body func(*T), f *schedule.File, path string, opts minimiz
 	if err := store.WriteNew(orig, data); err != nil {
 		return 0, 0, fmt.Errorf("keep the schedule as found: %w", err)
 	}
+	res.File.Source = nil // the positions of this execution, in the source as it is
+	srcmap.Annotate(res.File, opts.Root)
 	if err := res.File.Save(path); err != nil {
 		return 0, 0, err
 	}
@@ -54,11 +57,15 @@ func minimizeFile(t testing.TB, body func(*T), o options, info schedule.Test, pa
 	}
 	var res *minimize.Result
 	if err == nil {
+		// Its positions as they are in the source now, which the minimized one records.
+		f, _ = srcmap.Relocate(f, o.config.Root)
 		res, err = minimize.Minimize(body, f, minimize.Options{Time: o.minimize, Root: o.config.Root})
 	}
 	if err == nil {
 		// The minimized schedule was executed by this build.
 		res.File.Test.Build = info.Build
+		res.File.Source = nil
+		srcmap.Annotate(res.File, o.config.Root)
 		err = res.File.Save(out)
 	}
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/srcmap"
 )
 
 // Dir is the results store's directory at a module's root (DESIGN.md "Results store"); its
@@ -136,7 +137,8 @@ var now = time.Now
 
 // SaveSchedule writes f into dir (the module's schedule directory when dir is empty) under a
 // new name made of the test, the bug's kind and the time (with a suffix -2, -3 … when that
-// name is taken), and returns its path. It never replaces a schedule file, and the file
+// name is taken), and returns its path. Unless f has them, it anchors f's positions in the
+// source of the working directory's module (srcmap.Annotate). It never replaces a schedule file, and the file
 // appears whole or not at all.
 func SaveSchedule(dir string, f *schedule.File) (string, error) {
 	if f == nil {
@@ -156,6 +158,11 @@ func SaveSchedule(dir string, f *schedule.File) (string, error) {
 	kind := "pass"
 	if f.Bug != nil {
 		kind = f.Bug.Kind
+	}
+	if root, err := WorkingModule(); err == nil {
+		// Recorded from the source as it is now: its positions are anchored in it, so that
+		// the schedule replays after edits elsewhere (package srcmap).
+		srcmap.Annotate(f, root)
 	}
 	var b bytes.Buffer
 	if err := f.Encode(&b); err != nil {

@@ -25,6 +25,9 @@ type DivergenceError struct {
 	Decision int
 	// Want says what the schedule expected, Got what the execution did instead.
 	Want, Got string
+	// Now says what the execution does at that step, in the words of a report of changed
+	// source: "G3 now runs lock at x.go:14", "G3 now is blocked at ...".
+	Now string
 }
 
 // Error says "replay diverged at step N: <what the schedule expected>, but <what happened>".
@@ -170,20 +173,20 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 			return r.then.Pick(d)
 		}
 		r.diverge(d.Step, fmt.Sprintf("the schedule ended after step %d", d.Step-1),
-			"the execution goes on; enabled: "+replayEnabled(d))
+			"the execution goes on; enabled: "+replayEnabled(d), "the execution now goes on past the schedule's end")
 		return engine.NoGoroutine
 	}
 	s := r.steps[r.next]
 	if s.Kind == schedule.Choice {
 		r.diverge(d.Step, fmt.Sprintf("the schedule makes a data choice here (%s)", s),
-			"the execution schedules a goroutine; enabled: "+replayEnabled(d))
+			"the execution schedules a goroutine; enabled: "+replayEnabled(d), "the execution now schedules a goroutine where the schedule has a data choice")
 		return engine.NoGoroutine
 	}
 	g := engine.GID(s.G)
 	want := fmt.Sprintf("the schedule runs %s", replayStep(s))
 	if int(g) >= d.Goroutines {
 		r.diverge(d.Step, want, fmt.Sprintf("%v does not exist: the execution has created %d goroutine(s); enabled: %s",
-			g, d.Goroutines, replayEnabled(d)))
+			g, d.Goroutines, replayEnabled(d)), fmt.Sprintf("%v does not exist now (the execution has created %d goroutine(s))", g, d.Goroutines))
 		return engine.NoGoroutine
 	}
 	p := d.Pending(g)
@@ -195,11 +198,11 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 		case !replaySameOp(s, p):
 			state = fmt.Sprintf("is blocked at %s", p)
 		}
-		r.diverge(d.Step, want, fmt.Sprintf("%v %s; enabled: %s", g, state, replayEnabled(d)))
+		r.diverge(d.Step, want, fmt.Sprintf("%v %s; enabled: %s", g, state, replayEnabled(d)), fmt.Sprintf("%v now %s", g, state))
 		return engine.NoGoroutine
 	}
 	if !replaySameOp(s, p) {
-		r.diverge(d.Step, want, fmt.Sprintf("%v's next operation is %s", g, p))
+		r.diverge(d.Step, want, fmt.Sprintf("%v's next operation is %s", g, p), fmt.Sprintf("%v now runs %s", g, p))
 		return engine.NoGoroutine
 	}
 	r.next++
@@ -217,20 +220,20 @@ func (r *Replay) Choose(c *engine.Choice) int {
 			r.handed = true
 			return r.then.Choose(c)
 		}
-		r.diverge(c.Step, "the schedule has no more decisions", "the execution makes a data choice: "+got)
+		r.diverge(c.Step, "the schedule has no more decisions", "the execution makes a data choice: "+got, "the execution now makes a data choice past the schedule's end: "+got)
 		return -1
 	}
 	s := r.steps[r.next]
 	switch {
 	case s.Kind != schedule.Choice:
-		r.diverge(c.Step, "the schedule runs "+replayStep(s)+" next", "the execution makes a data choice: "+got)
+		r.diverge(c.Step, "the schedule runs "+replayStep(s)+" next", "the execution makes a data choice: "+got, "the execution now makes a data choice: "+got)
 		return -1
 	case engine.GID(s.G) != c.G || !replaySameOp(s, c.Op):
-		r.diverge(c.Step, "the schedule has a "+replayStep(s), "this data choice is "+got)
+		r.diverge(c.Step, "the schedule has a "+replayStep(s), "this data choice is "+got, "the data choice now is "+got)
 		return -1
 	case int(s.N) != c.N || int(s.Value) >= c.N || s.Value < 0:
 		r.diverge(c.Step, fmt.Sprintf("the schedule takes alternative %d of %d (%s)", s.Value, s.N, replayOp(s)),
-			fmt.Sprintf("the execution offers %d alternatives", c.N))
+			fmt.Sprintf("the execution offers %d alternatives", c.N), fmt.Sprintf("%v's %s now offers %d alternatives", c.G, c.Op, c.N))
 		return -1
 	}
 	r.next++
@@ -251,13 +254,14 @@ func (r *Replay) End(res *engine.Result) {
 		how = fmt.Sprintf("found a %s at %s", res.Bug.Kind, res.Bug.Pos)
 	}
 	r.diverge(res.Steps, fmt.Sprintf("the schedule has %d more decision(s), the next %s", len(r.steps)-r.next, replayStep(r.steps[r.next])),
-		fmt.Sprintf("the execution ended after step %d (it %s)", res.Steps, how))
+		fmt.Sprintf("the execution ended after step %d (it %s)", res.Steps, how),
+		fmt.Sprintf("the execution now ends after step %d (it %s)", res.Steps, how))
 	res.Err = r.err
 }
 
 // diverge records a divergence: what the schedule expected, and what happened instead.
-func (r *Replay) diverge(step int, want, got string) {
-	r.err = &DivergenceError{Step: step, Decision: r.next, Want: want, Got: got}
+func (r *Replay) diverge(step int, want, got, now string) {
+	r.err = &DivergenceError{Step: step, Decision: r.next, Want: want, Got: got, Now: now}
 }
 
 // replaySameOp reports whether op is the operation of the recorded decision s: same kind and

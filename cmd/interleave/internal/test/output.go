@@ -66,6 +66,12 @@ type JSONEvent struct {
 	// had.
 	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
 	MaxSteps      int `json:"MaxSteps,omitempty"`
+	// SavedReplayed, SavedFailing and SavedDiverged count the test's saved schedules
+	// replayed before its exploration, those that still fail, and those its changed program
+	// left (explore.Event).
+	SavedReplayed int `json:"SavedReplayed,omitempty"`
+	SavedFailing  int `json:"SavedFailing,omitempty"`
+	SavedDiverged int `json:"SavedDiverged,omitempty"`
 	// Interrupted is the signal that stopped the test before its exploration's end
 	// ("interrupt", "terminated"), on its "fail" event.
 	Interrupted string `json:"Interrupted,omitempty"`
@@ -207,10 +213,13 @@ func (o *output) result(t testOutcome) {
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
 			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps,
-			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule})
+			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule,
+
+			SavedReplayed: e.SavedReplayed, SavedFailing: e.SavedFailing, SavedDiverged: e.SavedDiverged})
 		return
 	}
 	o.clear()
+	defer o.saved(e)
 	switch {
 	case e.Bug != nil:
 		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, base.IndentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")

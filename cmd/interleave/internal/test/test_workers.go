@@ -347,6 +347,7 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 	if err != nil {
 		return nil, log, err
 	}
+	addSaved(res, results)
 	if err := mergePartFindings(j, results, res); err != nil {
 		res.Notice = strings.TrimPrefix(res.Notice+"\n", "\n") + err.Error()
 	}

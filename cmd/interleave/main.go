@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/keep"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 )
@@ -57,7 +58,8 @@ var commands = []command{
 }
 
 func init() {
-	commands = append(commands, command{"merge", merge.Args, merge.Summary, merge.Run})
+	commands = append(commands, command{"merge", merge.Args, merge.Summary, merge.Run},
+		command{"keep", keep.Args, keep.Summary, keep.Run})
 }
 
 func main() {

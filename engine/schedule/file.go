@@ -101,6 +101,9 @@ type Anchor struct {
 	// Line is the line's distance from the function's first line (from the file's first
 	// line when Func is empty).
 	Line int `json:"line"`
+	// Col is the column of the line's first token (to place a position's column among
+	// the line's tokens).
+	Col int `json:"col,omitempty"`
 	// Nth counts the lines of the function before this one with the same Text.
 	Nth int `json:"nth,omitempty"`
 	// Text is the line as written, without its comments and surrounding blanks; lines

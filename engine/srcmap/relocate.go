@@ -28,7 +28,7 @@ func Anchors(root string, positions []string) map[string]schedule.Anchor {
 			continue
 		}
 		l := s.lines[p.line-1]
-		a := schedule.Anchor{Text: l.text, Line: p.line - 1}
+		a := schedule.Anchor{Text: l.text, Line: p.line - 1, Col: l.cols[0]}
 		first, last := 1, len(s.lines)
 		if f := s.funcAt(p.line); f != nil {
 			a.Func, a.Line = f.name, p.line-f.start
@@ -163,6 +163,14 @@ func Relocate(f *schedule.File, root string) (*schedule.File, *Map) {
 		}
 		q, _ := parsePos(at)
 		q.col = p.col
+		if p.col > 0 && a.Col > 0 {
+			// The same token of the line: reformatting moves columns too.
+			if k := (line{cols: textCols(a)}).tokenAt(p.col); k >= 0 {
+				if s := fs.get(q.file); s != nil && k < len(s.lines[q.line-1].cols) {
+					q.col = s.lines[q.line-1].cols[k]
+				}
+			}
+		}
 		return q.String(), true
 	}
 	g := *f
@@ -254,4 +262,17 @@ func locateIn(s *source, a schedule.Anchor, key string) int {
 	// Fewer lines like it than before: one of them changed or went, and which one is not
 	// known.
 	return 0
+}
+
+// textCols returns the columns the tokens of the anchor's line had when it was recorded.
+func textCols(a schedule.Anchor) []int {
+	ls := lineKeys([]byte(a.Text))
+	if len(ls) == 0 {
+		return nil
+	}
+	cols := make([]int, len(ls[0].cols))
+	for i, c := range ls[0].cols {
+		cols[i] = c - 1 + a.Col
+	}
+	return cols
 }

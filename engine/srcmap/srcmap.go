@@ -71,6 +71,7 @@ type source struct {
 type line struct {
 	key  string // the line's tokens, normalized
 	text string // the line as written, from its first token to the end of its last
+	cols []int  // the column (1-based, in bytes) of each token
 }
 
 type fn struct {
@@ -143,6 +144,7 @@ func lineKeys(src []byte) []line {
 	type span struct{ from, to int }
 	spans := make([]span, nl)
 	keys := make([][]string, nl)
+	cols := make([][]int, nl)
 	for {
 		p, tok, lit := sc.Scan()
 		if tok == token.EOF {
@@ -166,12 +168,13 @@ func lineKeys(src []byte) []line {
 		}
 		spans[ln].to = end
 		keys[ln] = append(keys[ln], text)
+		cols[ln] = append(cols[ln], tf.Position(p).Column)
 	}
 	for i := range lines {
 		if keys[i] == nil {
 			continue
 		}
-		lines[i] = line{key: strings.Join(keys[i], " "), text: strings.TrimSpace(string(src[spans[i].from:min(spans[i].to, len(src))]))}
+		lines[i] = line{key: strings.Join(keys[i], " "), text: strings.TrimSpace(string(src[spans[i].from:min(spans[i].to, len(src))])), cols: cols[i]}
 	}
 	return lines
 }
@@ -247,4 +250,14 @@ func goFiles(root, dir string) []string {
 		}
 	}
 	return out
+}
+
+// tokenAt returns the index of the token of the line at column col, -1 if none starts there.
+func (l line) tokenAt(col int) int {
+	for i, c := range l.cols {
+		if c == col {
+			return i
+		}
+	}
+	return -1
 }

@@ -66,8 +66,9 @@ func TestRelocate(t *testing.T) {
 			map[string]string{"x_test.go": strings.Replace(original, "func TestDeadlock", "// TestDeadlock deadlocks.\n\nfunc TestDeadlock", 1)},
 			[]string{"p/x_test.go:13", "p/x_test.go:14", "p/x_test.go:18", "p/x_test.go:16", "p/x_test.go:19"}, "p/x_test.go:16:3", ""},
 		{"comments inside the test, and reformatted",
-			map[string]string{"x_test.go": strings.NewReplacer("\twg.Add(1)\n", "\t// one\n\twg.Add( 1 ) // the goroutine\n", "\tmu.Lock()\n\twg.Wait()", "\n\tmu.Lock()\n\twg.Wait()").Replace(original)},
-			[]string{"p/x_test.go:12", "p/x_test.go:13", "p/x_test.go:18", "p/x_test.go:15", "p/x_test.go:19"}, "p/x_test.go:15:3", ""},
+			map[string]string{"x_test.go": strings.NewReplacer("\twg.Add(1)\n", "\t// one\n\twg.Add( 1 ) // the goroutine\n", "\tmu.Lock()\n\twg.Wait()", "\n\tmu.Lock()\n\twg.Wait()",
+				"\t\tmu.Lock()\n\t}()", "        mu.Lock()\n\t}()").Replace(original)},
+			[]string{"p/x_test.go:12", "p/x_test.go:13", "p/x_test.go:18", "p/x_test.go:15", "p/x_test.go:19"}, "p/x_test.go:15:9", ""},
 		{"a new function above the test",
 			map[string]string{"x_test.go": strings.Replace(original, "func TestDeadlock", "func helper() int {\n\tvar mu sync.Mutex\n\tmu.Lock()\n\treturn 1\n}\n\nfunc TestDeadlock", 1)},
 			[]string{"p/x_test.go:17", "p/x_test.go:18", "p/x_test.go:22", "p/x_test.go:20", "p/x_test.go:23"}, "p/x_test.go:20:3", ""},
@@ -88,7 +89,7 @@ func TestRelocate(t *testing.T) {
 			write(t, filepath.Join(root, "p"), map[string]string{"x_test.go": original})
 			f := *recorded
 			srcmap.Annotate(&f, root)
-			if a := f.Source["p/x_test.go:14"]; a.Func != "TestDeadlock" || a.Text != "mu.Lock()" || a.Line != 6 || a.Nth != 0 {
+			if a := f.Source["p/x_test.go:14"]; a.Func != "TestDeadlock" || a.Text != "mu.Lock()" || a.Line != 6 || a.Nth != 0 || a.Col != 3 {
 				t.Fatalf("anchor of p/x_test.go:14: %+v", a)
 			}
 			if a := f.Source["p/x_test.go:16"]; a.Nth != 1 {

@@ -29,6 +29,7 @@ func (b *bencher) cellEnv(bm bench.Benchmark, t bench.Technique, strategyArg str
 		"INTERLEAVE_TIME=" + budget.String(),
 		"INTERLEAVE_SCHEDULE_DIR=" + filepath.Join(b.work, "schedules", findings.FileStem(bm.Package), t.Key),
 		"INTERLEAVE_REPLAY=",
+		"INTERLEAVE_SAVED=0", // a measurement: no saved schedule first
 		"INTERLEAVE_DEBUG=",
 		// The study's techniques have no fairness rule: only yields force a switch (§3).
 		"INTERLEAVE_FAIR_STEPS=-1",

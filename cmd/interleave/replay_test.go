@@ -105,7 +105,7 @@ func TestScheduleReplaysAfterMoveAndChange(t *testing.T) {
 		{"the bug fixed: the schedule passes", strings.Replace(tally, "*n += 2", "*n += 1", 1), nil, 0, "the schedule passes",
 			[]string{"replaying it anyway", "the fail the schedule recorded no longer happens under it"}, false},
 		{"the locking changed: the first divergence, named", strings.Replace(tally, "\tmu.Lock()\n\t*n += 2\n\tmu.Unlock()\n", "\t*n += 1\n", 1), nil, 2, "",
-			[]string{"diverged at step", "the code changed since the schedule was recorded"}, false},
+			[]string{"the source changed since the schedule was saved: at step", "lines of the schedule changed or removed since: tally.go:"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

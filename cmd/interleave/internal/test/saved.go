@@ -28,3 +28,11 @@ func addSaved(res *explore.Event, results []*partResult) {
 		}
 	}
 }
+
+// savedEnv is the variable that turns the replay of saved schedules off (-saved=false) or on.
+func savedEnv(off bool) string {
+	if off {
+		return "INTERLEAVE_SAVED=0"
+	}
+	return "INTERLEAVE_SAVED=1"
+}

@@ -371,6 +371,7 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 		"INTERLEAVE_RACE_RUNS=" + strconv.Itoa(f.raceRuns),
 		"INTERLEAVE_SCHEDULE_DIR=" + storeDir,
 		"INTERLEAVE_REPLAY=",
+		savedEnv(f.noSaved),
 	}
 	strat := f.strategy
 	if len(f.params) > 0 {

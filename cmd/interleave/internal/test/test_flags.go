@@ -33,6 +33,7 @@ type testFlags struct {
 	time         time.Duration
 	seed         uint64
 	keepGoing    bool
+	noSaved      bool // -saved=false: do not replay the saved schedules first
 	strictLeak   bool
 	json         bool
 	workers      int                // test processes at once (-p)
@@ -201,6 +202,10 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			}
 		case "keep-going":
 			f.keepGoing, err = boolValue()
+		case "saved":
+			var saved bool
+			saved, err = boolValue()
+			f.noSaved = !saved
 		case "strict-leaks":
 			f.strictLeak, err = boolValue()
 		case "json":
@@ -277,7 +282,7 @@ func contains(list []string, s string) bool {
 }
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
-	[-schedules N] [-time D] [-seed S] [-keep-going] [-minimize D] [-max-steps N] [-fair-steps N]
+	[-schedules N] [-time D] [-seed S] [-keep-going] [-saved=false] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-p N] [-shard i/n]
 	[-json] [-junit file] [-sarif file] [-origin label] [-v]
@@ -361,6 +366,7 @@ func writeTestFlags(w io.Writer) {
 		{"-time D", "none", "wall-clock budget per test"},
 		{"-seed S", strconv.FormatUint(d.seed, 10), "the seed of randomized strategies"},
 		{"-keep-going", "false", "go on after the first bug, counting buggy schedules"},
+		{"-saved", "true", "replay the test's saved schedules (testdata/interleave/<Test>/, the results store's) before exploring"},
 		{"-minimize D", d.minimize.String(), "time to minimize a bug's schedule (0: off)"},
 		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
 		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},

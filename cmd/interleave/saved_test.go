@@ -199,3 +199,32 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// testdata/corpus is a module with a committed schedule of its deadlock in
+// testdata/interleave/TestOpposite/: a clean checkout (no results store) replays it before it
+// explores, and one schedule of any seed fails at once with it — what a CI job sees when the
+// bug comes back.
+func TestCommittedScheduleReplaysInCleanCheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("uses /dev/fd")
+	}
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "corpus"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".interleave")); err == nil {
+		t.Fatal("the fixture has a results store: not a clean checkout")
+	}
+	committed := filepath.Join(dir, "testdata", "interleave", "TestOpposite", "deadlock-3f0e05533c67.json")
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-schedules", "1", "-seed", "99", ".")
+	final := finalEvent(t, out, "TestOpposite")
+	if code != 1 || final.SavedReplayed != 1 || final.SavedFailing != 1 || final.Bug == nil || final.Bug.Kind != "deadlock" || final.Bug.Schedule != committed {
+		t.Fatalf("exit %d, final event %+v, want 1 with the committed schedule %s failing\nstdout:\n%s\nstderr:\n%s", code, final, committed, out, errOut)
+	}
+	if final.Schedules == nil || *final.Schedules != 1 {
+		t.Errorf("schedules %v, want the one replayed", final.Schedules)
+	}
+}

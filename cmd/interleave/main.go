@@ -36,6 +36,7 @@ import (
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/keep"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/verify"
 )
 
 // The errors that decide the exit status, shared with the subcommands' packages (base).
@@ -59,7 +60,8 @@ var commands = []command{
 
 func init() {
 	commands = append(commands, command{"merge", merge.Args, merge.Summary, merge.Run},
-		command{"keep", keep.Args, keep.Summary, keep.Run})
+		command{"keep", keep.Args, keep.Summary, keep.Run},
+		command{"verify", verify.Args, verify.Summary, verify.Run})
 }
 
 func main() {

@@ -163,7 +163,8 @@ func TestSavedScheduleSurvivesEditsAndReplaysFirst(t *testing.T) {
 }
 
 // After a fix that leaves the schedule's operations as they were, the saved schedule
-// replays clean: counted as fixed, and the test passes.
+// replays clean: counted as fixed, and the test passes; interleave verify says "still fails"
+// before the fix (exit 1) and "fixed" after it, with the fresh schedules explored.
 func TestSavedScheduleReplaysCleanAfterFix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -176,11 +177,23 @@ func TestSavedScheduleReplaysCleanAfterFix(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("interleave test: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// interleave verify before the fix: the saved schedule still fails.
+	code, out, errOut = interleaveIn(t, dir, nil, "verify", "-schedules", "20")
+	if code != 1 || !strings.Contains(out, "TestAdd (example.com/m): still fails") || !strings.Contains(out, ": still fails: fail at") {
+		t.Fatalf("verify before the fix: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
 	writeFile(t, filepath.Join(dir, "tally.go"), "// Package m tallies.\n"+strings.Replace(tally, "*n += 2", "*n += 1", 1))
 	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-points", "sync", "-schedules", "20", ".")
 	final := finalEvent(t, out, "TestAdd")
 	if code != 0 || final.SavedReplayed < 1 || final.SavedFailing != 0 || final.SavedDiverged != 0 {
 		t.Fatalf("after the fix: exit %d, final event %+v, want 0 with the saved schedule replayed clean\nstdout:\n%s\nstderr:\n%s", code, final, out, errOut)
+	}
+
+	// interleave verify after the fix: replayed clean, and fresh schedules clean.
+	code, out, errOut = interleaveIn(t, dir, nil, "verify", "-schedules", "20")
+	if code != 0 || !strings.Contains(out, "TestAdd (example.com/m): fixed") || !strings.Contains(out, ": fixed: replayed clean") || !strings.Contains(out, "fresh schedules clean") {
+		t.Fatalf("verify after the fix: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 

@@ -88,6 +88,8 @@ type Event struct {
 	SavedReplayed int `json:"SavedReplayed,omitempty"`
 	SavedFailing  int `json:"SavedFailing,omitempty"`
 	SavedDiverged int `json:"SavedDiverged,omitempty"`
+	// SavedSchedules are the outcomes of the saved schedules replayed, one each.
+	SavedSchedules []SavedOutcome `json:"SavedSchedules,omitempty"`
 
 	// Lockstep is the round of a "lockstep" event: the outcomes of this process's executions
 	// in a round of a search run in step with other processes (PERIOD under -p).
@@ -124,6 +126,7 @@ func (ev *events) write(e *Event) {
 	e.Part = ev.part
 	if c := ev.saved; c != nil && e.Event == "result" {
 		e.SavedReplayed, e.SavedFailing, e.SavedDiverged = c.Replayed, c.Failing, c.Diverged
+		e.SavedSchedules = c.Outcomes
 		if len(c.Notes) > 0 {
 			e.Notice = strings.TrimPrefix(e.Notice+"\n"+strings.Join(c.Notes, "\n"), "\n")
 		}

@@ -37,6 +37,17 @@ type savedCounts struct {
 	Replayed, Failing, Diverged int
 	// Notes explain the diverged ones (and the files that could not be read).
 	Notes []string
+	// Outcomes are the replayed schedules' outcomes, one each.
+	Outcomes []SavedOutcome
+}
+
+// SavedOutcome is what the replay of one saved schedule gave: Outcome is "fails" (the bug is
+// still there), "fixed" (the schedule ran to its end without it) or "diverged" (the program
+// changed and no longer follows it; Detail says where).
+type SavedOutcome struct {
+	Schedule string `json:"Schedule"`
+	Outcome  string `json:"Outcome"`
+	Detail   string `json:"Detail,omitempty"`
 }
 
 // savedBug is a saved schedule that still fails.
@@ -120,9 +131,14 @@ func replaySaved(body func(*T), o *options, info schedule.Test, name string) (*s
 		switch {
 		case r.Err != nil || r.Limitation != nil:
 			c.Diverged++
-			c.Notes = append(c.Notes, fmt.Sprintf("saved schedule %s: %s", path, divergence(r, m, f, m.SourceChanged() || errors.Is(err, schedule.ErrOtherBuild))))
-		case r.Bug != nil:
+			why := divergence(r, m, f, m.SourceChanged() || errors.Is(err, schedule.ErrOtherBuild))
+			c.Notes = append(c.Notes, fmt.Sprintf("saved schedule %s: %s", path, why))
+			c.Outcomes = append(c.Outcomes, SavedOutcome{Schedule: path, Outcome: "diverged", Detail: why})
+		case r.Bug == nil:
+			c.Outcomes = append(c.Outcomes, SavedOutcome{Schedule: path, Outcome: "fixed", Detail: fmt.Sprintf("replayed clean: the %s no longer happens under it", f.Bug.Kind)})
+		default:
 			c.Failing++
+			c.Outcomes = append(c.Outcomes, SavedOutcome{Schedule: path, Outcome: "fails", Detail: fmt.Sprintf("%s at %s", r.Bug.Kind, r.Bug.Pos)})
 			b := &savedBug{report: &Report{Strategy: "replay", Schedules: 1, Buggy: 1, First: r, FirstAt: 1, Stopped: "bug"}}
 			if rs.Replayed() == len(rf.Steps) && r.Steps == rf.Result.Steps && engine.CheckReproduced(rf, r) == nil {
 				b.path = path

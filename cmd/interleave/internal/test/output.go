@@ -72,6 +72,8 @@ type JSONEvent struct {
 	SavedReplayed int `json:"SavedReplayed,omitempty"`
 	SavedFailing  int `json:"SavedFailing,omitempty"`
 	SavedDiverged int `json:"SavedDiverged,omitempty"`
+	// SavedSchedules are the outcomes of the saved schedules replayed, one each.
+	SavedSchedules []explore.SavedOutcome `json:"SavedSchedules,omitempty"`
 	// Interrupted is the signal that stopped the test before its exploration's end
 	// ("interrupt", "terminated"), on its "fail" event.
 	Interrupted string `json:"Interrupted,omitempty"`
@@ -214,8 +216,7 @@ func (o *output) result(t testOutcome) {
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
 			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps,
 			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule,
-
-			SavedReplayed: e.SavedReplayed, SavedFailing: e.SavedFailing, SavedDiverged: e.SavedDiverged})
+			SavedReplayed: e.SavedReplayed, SavedFailing: e.SavedFailing, SavedDiverged: e.SavedDiverged, SavedSchedules: e.SavedSchedules})
 		return
 	}
 	o.clear()

@@ -25,6 +25,7 @@ func addSaved(res *explore.Event, results []*partResult) {
 			res.SavedReplayed += e.SavedReplayed
 			res.SavedFailing += e.SavedFailing
 			res.SavedDiverged += e.SavedDiverged
+			res.SavedSchedules = append(res.SavedSchedules, e.SavedSchedules...)
 		}
 	}
 }

@@ -122,6 +122,21 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
       refresh();
     }
   });
+  reg('interleave.keepSchedule', async (arg: unknown) => {
+    // interleave keep: the schedule into testdata/interleave/<Test>/ of its package, to commit.
+    const schedule = schedulePathOf(arg);
+    const tools = schedule !== undefined ? await requireTools(version) : undefined;
+    if (schedule === undefined || tools?.interleave === undefined) {
+      return;
+    }
+    cp.execFile(tools.interleave, ['keep', schedule], { cwd: moduleRootOf(schedule), env: tools.env }, (err, stdout, stderr) => {
+      if (err !== null) {
+        void vscode.window.showErrorMessage(inertMessage(`Interleave: keep failed: ${stderr.trim() || err.message}`));
+      } else {
+        void vscode.window.showInformationMessage(inertMessage(`Interleave: ${stdout.trim().split('\n').join(' · ')}`));
+      }
+    });
+  });
   reg('interleave.minimize', async (arg: unknown) => {
     const schedule = schedulePathOf(arg);
     const tools = schedule !== undefined ? requireTools() : undefined;

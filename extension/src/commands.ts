@@ -9,7 +9,9 @@ import { listSchedules, moduleRootOf } from './schedules/list';
 import { schedulePathOf } from './schedules/view';
 import { exploreOptions, ExploreOptions } from './debug/options';
 import { inertMessage } from './markdown';
-import { age } from './store/store';
+import { limits, readBounded } from './store/read';
+import { age, packageDir, parseSchedule, ScheduleSummary } from './store/store';
+import { verdictOf, Verdict } from './schedules/verify';
 import { TimelinePanel } from './timeline/panel';
 import { requireTools } from './tools/tools';
 
@@ -49,7 +51,7 @@ export async function pickSchedule(): Promise<string | undefined> {
 }
 
 /** Registers the commands. */
-export function registerCommands(context: vscode.ExtensionContext, refresh: () => void, timeline: TimelinePanel): void {
+export function registerCommands(context: vscode.ExtensionContext, refresh: () => void, timeline: TimelinePanel, mark?: (schedule: string, v: Verdict) => void): void {
   const reg = (id: string, f: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, f));
   };
@@ -125,7 +127,7 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
   reg('interleave.keepSchedule', async (arg: unknown) => {
     // interleave keep: the schedule into testdata/interleave/<Test>/ of its package, to commit.
     const schedule = schedulePathOf(arg);
-    const tools = schedule !== undefined ? await requireTools(version) : undefined;
+    const tools = schedule !== undefined ? requireTools() : undefined;
     if (schedule === undefined || tools?.interleave === undefined) {
       return;
     }
@@ -136,6 +138,44 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
         void vscode.window.showInformationMessage(inertMessage(`Interleave: ${stdout.trim().split('\n').join(' · ')}`));
       }
     });
+  });
+  reg('interleave.verifyFix', async (arg: unknown) => {
+    // interleave verify on the schedule's test: its saved schedules replayed, then explored
+    // again as when the bug was found; the schedule is marked with the verdict.
+    const schedule = schedulePathOf(arg);
+    const tools = schedule !== undefined ? requireTools() : undefined;
+    if (schedule === undefined || tools?.interleave === undefined) {
+      return;
+    }
+    let s: ScheduleSummary | undefined;
+    try {
+      s = parseSchedule(schedule, await readBounded(schedule, limits.schedule));
+    } catch {
+      s = undefined;
+    }
+    const root = moduleRootOf(schedule);
+    const dir = s === undefined ? undefined : packageDir(root, s.module, s.package);
+    if (s === undefined || dir === undefined || s.test === '') {
+      void vscode.window.showErrorMessage(inertMessage(`Interleave: ${path.basename(schedule)} names no package of its module: nothing to verify`));
+      return;
+    }
+    const bin = tools.interleave;
+    const test = s.test.split('/')[0];
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Verifying the fix of ${test}`, cancellable: true }, (_p, token) =>
+      new Promise<void>((resolve) => {
+        const child = cp.execFile(bin, ['verify', '-json', '-run', `^${test}$`, dir], { cwd: root, env: tools.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+          const v = verdictOf(stdout, schedule);
+          if (v === undefined) {
+            void vscode.window.showErrorMessage(inertMessage(`Interleave: verify failed: ${stderr.trim() || err?.message || 'no verdict on the schedule'}`));
+          } else {
+            mark?.(schedule, v);
+            const show = v.verdict === 'fixed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+            void show(inertMessage(`Interleave: ${test}: ${v.verdict} — ${v.detail}`));
+          }
+          resolve();
+        });
+        token.onCancellationRequested(() => child.kill('SIGINT'));
+      }));
   });
   reg('interleave.minimize', async (arg: unknown) => {
     const schedule = schedulePathOf(arg);

@@ -38,7 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
   const timeline = new TimelinePanel();
   context.subscriptions.push(timeline);
-  registerCommands(context, () => schedules.refresh(), timeline);
+  registerCommands(context, () => schedules.refresh(), timeline, (p, v) => schedules.mark(p, v));
   context.subscriptions.push(new TestingController((pkgDir, test) => exploreInDebugger(pkgDir, test), output));
 
   const startClient = async (): Promise<void> => {

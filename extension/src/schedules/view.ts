@@ -7,6 +7,7 @@ import { age, ScheduleSummary } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { listSchedules, moduleRootOf } from './list';
 import { scheduleTooltip } from './tooltip';
+import { Verdict } from './verify';
 
 type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { kind: 'schedule'; schedule: ScheduleSummary };
 
@@ -14,6 +15,8 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly watcher = new StoreWatcher('schedules');
+  /** Verify fix's verdicts, by schedule path. */
+  private readonly verdicts = new Map<string, Verdict>();
 
   constructor() {
     this.watcher.onDidChange(() => this.refresh());
@@ -21,6 +24,12 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   refresh(): void {
     this.changed.fire(undefined);
+  }
+
+  /** Marks the schedule with Verify fix's verdict. */
+  mark(schedulePath: string, v: Verdict): void {
+    this.verdicts.set(schedulePath, v);
+    this.refresh();
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
@@ -56,6 +65,12 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
     item.tooltip = tooltip;
     item.contextValue = 'schedule';
     item.iconPath = new vscode.ThemeIcon(s.kind === 'pass' ? 'pass' : 'bug');
+    const v = this.verdicts.get(s.path);
+    if (v !== undefined) {
+      // Verify fix's verdict: fixed, still fails, changed.
+      item.description = `${v.verdict} · ${item.description as string}`;
+      item.iconPath = new vscode.ThemeIcon(v.verdict === 'fixed' ? 'pass' : v.verdict === 'still fails' ? 'error' : 'warning');
+    }
     item.resourceUri = vscode.Uri.file(s.path);
     item.command = { command: 'interleave.replay', title: 'Replay', arguments: [item] };
     return item;

@@ -1,0 +1,50 @@
+// Verify fix: interleave verify on a schedule's test, and the verdict on that schedule.
+
+/** One schedule's outcome in interleave verify -json's output. */
+export interface Verdict {
+  /** 'fixed', 'still fails' or 'changed'. */
+  verdict: string;
+  /** What shows it: "replayed clean: …; 10000 fresh schedules clean (pos, seed 1)". */
+  detail: string;
+}
+
+interface VerifyOutcome {
+  Test?: unknown;
+  Saved?: { Schedule?: unknown; Outcome?: unknown; Detail?: unknown }[];
+  Schedules?: unknown;
+  Strategy?: unknown;
+  Bug?: { Kind?: unknown; Position?: unknown } | null;
+  Verdict?: unknown;
+}
+
+const words: Record<string, string> = { fails: 'still fails', fixed: 'fixed', diverged: 'changed' };
+
+/** The verdict on the schedule at path from interleave verify -json's output (one JSON object
+ * per test), undefined when the output does not name it. A schedule that replayed clean is
+ * fixed only when the fresh exploration found no bug either. */
+export function verdictOf(output: string, schedulePath: string): Verdict | undefined {
+  for (const line of output.split('\n')) {
+    let o: VerifyOutcome;
+    try {
+      o = JSON.parse(line) as VerifyOutcome;
+    } catch {
+      continue;
+    }
+    if (o === null || typeof o !== 'object' || !Array.isArray(o.Saved)) {
+      continue;
+    }
+    const s = o.Saved.find((x) => x !== null && typeof x === 'object' && x.Schedule === schedulePath);
+    if (s === undefined) {
+      continue;
+    }
+    const outcome = typeof s.Outcome === 'string' ? s.Outcome : '';
+    const detail = typeof s.Detail === 'string' ? s.Detail : '';
+    const bug = o.Bug !== null && typeof o.Bug === 'object' ? o.Bug : undefined;
+    if (outcome !== 'fails' && bug !== undefined) {
+      return { verdict: 'still fails', detail: `${detail}; the exploration found a ${String(bug.Kind)} at ${String(bug.Position)}` };
+    }
+    const fresh = outcome === 'fails' ? '' : `; ${Number(o.Schedules)} fresh schedules clean (${String(o.Strategy || 'default strategy')})`;
+    return { verdict: words[outcome] ?? outcome, detail: detail + fresh };
+  }
+  return undefined;
+}

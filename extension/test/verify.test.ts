@@ -1,0 +1,18 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { verdictOf } from '../src/schedules/verify';
+
+const path = '/m/.interleave/schedules/TestAdd-fail-20261202T014459.308.json';
+
+test('Verify fix reads the verdict on its schedule from interleave verify -json', () => {
+  const fixed = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fixed', Detail: 'replayed clean: the fail no longer happens under it' }], Strategy: 'portfolio', Schedules: 20, Verdict: 'fixed' });
+  assert.deepEqual(verdictOf('noise\n' + fixed + '\n', path), { verdict: 'fixed', detail: 'replayed clean: the fail no longer happens under it; 20 fresh schedules clean (portfolio)' });
+  const fails = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fails', Detail: 'fail at x_test.go:20' }], Bug: { Kind: 'fail', Position: 'x_test.go:20' }, Verdict: 'still fails' });
+  assert.deepEqual(verdictOf(fails, path), { verdict: 'still fails', detail: 'fail at x_test.go:20' });
+  const clean = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fixed', Detail: 'replayed clean' }], Bug: { Kind: 'deadlock', Position: 'x.go:3' }, Schedules: 9 });
+  assert.equal(verdictOf(clean, path)?.verdict, 'still fails');
+  const changed = JSON.stringify({ Saved: [{ Schedule: path, Outcome: 'diverged', Detail: 'the source changed since the schedule was saved: at step 4 G2 now runs lock at x.go:9:3' }], Schedules: 10000, Strategy: 'pos' });
+  assert.equal(verdictOf(changed, path)?.verdict, 'changed');
+  assert.equal(verdictOf(fixed, '/other.json'), undefined);
+  assert.equal(verdictOf('{half', path), undefined);
+});

@@ -525,6 +525,36 @@ func TestReplaySession(t *testing.T) {
 	c.call("disconnect", nil)
 }
 
+// The debugger replays a schedule after a comment and a blank line were added above the code
+// on its path: it finds the schedule's positions again and reaches the same bug.
+func TestReplaySessionAfterEdit(t *testing.T) {
+	dir := example(t, "closedchan")
+	file := scheduleOf(t, dir, "TestCloseWhileSending")
+	queue := filepath.Join(dir, "queue.go")
+	src, err := os.ReadFile(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(queue, []byte(strings.Replace(string(src), "\nimport (", "\n// Edited since the schedule was saved.\n\nimport (", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := driver{t, session(t, dap.Config{NoDelve: true})}
+	c.Timeout = 5 * time.Minute
+	if err := c.Start(launchReplay(file), nil); err != nil {
+		t.Fatal(err)
+	}
+	st := c.stopped()
+	if st.Body.Reason != "entry" {
+		t.Fatalf("stopped %+v: want entry", st.Body)
+	}
+	c.call("continue", map[string]any{"threadId": st.Body.ThreadId})
+	st = c.stopped()
+	if st.Body.Reason != "exception" || !strings.HasPrefix(st.Body.Text, "send on closed channel") {
+		t.Fatalf("continue: stopped %+v, want the panic of the schedule", st.Body)
+	}
+	c.call("disconnect", nil)
+}
+
 // writeModule writes a module of one package from name → content.
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()

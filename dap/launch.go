@@ -22,6 +22,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/runopts"
 	"github.com/interleave-dev/interleave/engine/schedule"
+	"github.com/interleave-dev/interleave/engine/srcmap"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
 )
@@ -295,11 +296,14 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
-		t.file = f
 		root, err := store.ModuleRoot(f.Test.Module, filepath.Dir(a.ScheduleFile), a.Cwd)
 		if err != nil {
 			return nil, fmt.Errorf("launch: %w", err)
 		}
+		// The schedule's positions as they are in the source now (comments, blank lines,
+		// gofmt and edits elsewhere moved them).
+		f, _ = srcmap.Relocate(f, root)
+		t.file = f
 		t.moduleDir = root
 		rel := strings.TrimPrefix(strings.TrimPrefix(f.Test.Package, f.Test.Module), "/")
 		pkgDir = filepath.Join(root, filepath.FromSlash(rel))

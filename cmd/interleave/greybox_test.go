@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/replay"
 )
 
 // TestGreyboxFindsSafestack: interleave test -strategy greybox finds SCTBench-Go's
@@ -28,7 +30,7 @@ func TestGreyboxFindsSafestack(t *testing.T) {
 	}
 	t.Logf("found after %d schedules, %d preemptions: %s", *e.Schedules, e.Bug.Preemptions, e.Bug.Message)
 	var out, errOut bytes.Buffer
-	if err := runReplay([]string{"-strict", e.Bug.Schedule}, &out, &errOut); err != errBug || !strings.Contains(out.String(), "in the item it popped") {
+	if err := replay.Run([]string{"-strict", e.Bug.Schedule}, &out, &errOut); err != errBug || !strings.Contains(out.String(), "in the item it popped") {
 		t.Fatalf("replay %s: %v, want the bug again\n%s%s", e.Bug.Schedule, err, out.String(), errOut.String())
 	}
 }
@@ -51,7 +53,7 @@ func TestDefaultStrategyFindsSafestack(t *testing.T) {
 	}
 	t.Logf("found after %d schedules", *e.Schedules)
 	var out, errOut bytes.Buffer
-	if err := runReplay([]string{"-strict", e.Bug.Schedule}, &out, &errOut); err != errBug || !strings.Contains(out.String(), "in the item it popped") {
+	if err := replay.Run([]string{"-strict", e.Bug.Schedule}, &out, &errOut); err != errBug || !strings.Contains(out.String(), "in the item it popped") {
 		t.Fatalf("replay %s: %v, want the bug again\n%s%s", e.Bug.Schedule, err, out.String(), errOut.String())
 	}
 }

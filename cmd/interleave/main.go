@@ -35,6 +35,7 @@ import (
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/keep"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/merge"
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/replay"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/verify"
 )
@@ -54,7 +55,7 @@ type command struct {
 var commands = []command{
 	{"test", "[flags] [packages]", "explore the interleavings of a package's tests", test.Run},
 	{"demo", "[flags] [program]", "explore a bundled example program and print the bug's schedule", runDemo},
-	{"replay", "[flags] FILE", "replay a schedule file step by step", runReplay},
+	{"replay", "[flags] FILE", "replay a schedule file step by step", replay.Run},
 	{"minimize", "[flags] FILE", "shrink a schedule to the fewest preemptions that keep its bug", runMinimize},
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { verdictOf } from '../src/schedules/verify';
+import { testVerdictOf, verdictOf } from '../src/schedules/verify';
 
 const path = '/m/.interleave/schedules/TestAdd-fail-20261202T014459.308.json';
 
@@ -15,4 +15,12 @@ test('Verify fix reads the verdict on its schedule from interleave verify -json'
   assert.equal(verdictOf(changed, path)?.verdict, 'changed');
   assert.equal(verdictOf(fixed, '/other.json'), undefined);
   assert.equal(verdictOf('{half', path), undefined);
+});
+
+test('Verify fix on a test item reads its test verdict, with a line per saved schedule', () => {
+  const out = JSON.stringify({ Package: 'example.com/m', Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fixed', Detail: 'replayed clean' }], Strategy: 'pos', Schedules: 100, Verdict: 'fixed' });
+  assert.deepEqual(testVerdictOf(out, 'TestAdd'), { verdict: 'fixed', detail: `${path}: fixed: replayed clean\nexplored: 100 fresh schedules clean (pos)` });
+  const fails = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fails', Detail: 'fail at x_test.go:20' }], Bug: { Kind: 'fail', Position: 'x_test.go:20' }, Verdict: 'still fails' });
+  assert.equal(testVerdictOf(fails, 'TestAdd')?.verdict, 'still fails');
+  assert.equal(testVerdictOf(out, 'TestOther'), undefined);
 });

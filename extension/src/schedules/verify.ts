@@ -48,3 +48,25 @@ export function verdictOf(output: string, schedulePath: string): Verdict | undef
   }
   return undefined;
 }
+
+/** A test's verdict from interleave verify -json's output, for the Testing view's Verify fix:
+ * 'fixed', 'still fails' or 'changed', with a line per saved schedule and the exploration's;
+ * undefined when the output has none for the test (it has no saved schedule). */
+export function testVerdictOf(output: string, test: string): Verdict | undefined {
+  for (const line of output.split('\n')) {
+    let o: VerifyOutcome;
+    try {
+      o = JSON.parse(line) as VerifyOutcome;
+    } catch {
+      continue;
+    }
+    if (o === null || typeof o !== 'object' || o.Test !== test || typeof o.Verdict !== 'string') {
+      continue;
+    }
+    const lines = (Array.isArray(o.Saved) ? o.Saved : []).map((s) => `${String(s.Schedule)}: ${words[String(s.Outcome)] ?? String(s.Outcome)}: ${String(s.Detail ?? '')}`);
+    const bug = o.Bug !== null && typeof o.Bug === 'object' ? o.Bug : undefined;
+    lines.push(bug !== undefined ? `explored: a ${String(bug.Kind)} at ${String(bug.Position)}` : `explored: ${Number(o.Schedules)} fresh schedules clean (${String(o.Strategy || 'default strategy')})`);
+    return { verdict: o.Verdict, detail: lines.join('\n') };
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@
 import * as cp from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { testVerdictOf } from '../schedules/verify';
 import { limits, readBounded } from '../store/read';
 import { modulePath, notExplored, packageDir, parseEvents, parsePosition, parseRunSummary, passSummary, RunOutcome, TestEvent } from '../store/store';
 import { StoreWatcher } from '../store/watch';
@@ -42,6 +43,7 @@ export class TestingController implements vscode.Disposable {
     };
     this.ctrl.createRunProfile('Explore interleavings', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token), true);
     this.ctrl.createRunProfile('Explore in debugger', vscode.TestRunProfileKind.Debug, (req) => this.debug(req), true);
+    this.ctrl.createRunProfile('Verify fix', vscode.TestRunProfileKind.Run, (req, token) => this.verify(req, token), false);
     const watcher = vscode.workspace.createFileSystemWatcher('**/*_test.go');
     watcher.onDidCreate((uri) => void this.fileItem(uri));
     watcher.onDidChange((uri) => {
@@ -222,6 +224,52 @@ export class TestingController implements vscode.Disposable {
       }
       run.started(item);
       await this.exploreOne(run, item, tools.interleave, tools.env, token);
+    }
+    run.end();
+  }
+
+  /** Verify fix: interleave verify -json for each test — its saved schedules replayed, then
+   * explored again as when the bug was found — marking the item passed (fixed, or changed and
+   * clean) or failed (still fails). */
+  private async verify(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const run = this.ctrl.createTestRun(req);
+    const tools = await requireTools(this.version);
+    for (const item of await this.leaves(req)) {
+      const d = this.data.get(item);
+      if (token.isCancellationRequested || d?.test === undefined) {
+        run.skipped(item);
+        continue;
+      }
+      if (tools?.interleave === undefined) {
+        run.errored(item, new vscode.TestMessage(vscode.workspace.isTrusted ? 'The interleave binary was not found (interleave.path).' : restrictedMessage));
+        continue;
+      }
+      run.started(item);
+      const bin = tools.interleave;
+      const test = d.test;
+      const args = ['verify', '-json', '-run', `^${test}$`, '.'];
+      run.appendOutput(`$ interleave ${args.join(' ')}\r\n`, undefined, item);
+      await new Promise<void>((resolve) => {
+        const child = cp.execFile(bin, args, { cwd: path.dirname(d.file.fsPath), env: tools.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+          cancel.dispose();
+          const v = testVerdictOf(stdout, test);
+          if (v === undefined) {
+            if (err === null) {
+              run.skipped(item);
+              run.appendOutput(`no saved schedule of ${test}: nothing to verify\r\n`, undefined, item);
+            } else {
+              run.errored(item, new vscode.TestMessage(`interleave verify failed: ${stderr.trim() || err.message}`));
+            }
+          } else if (v.verdict === 'still fails') {
+            run.failed(item, new vscode.TestMessage(`still fails\n${v.detail}`));
+          } else {
+            run.passed(item);
+            run.appendOutput(`${v.verdict}\r\n${v.detail.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+          }
+          resolve();
+        });
+        const cancel = token.onCancellationRequested(() => child.kill('SIGINT'));
+      });
     }
     run.end();
   }

@@ -52,6 +52,9 @@ var layer = map[string]int{
 	"cmd/interleave/internal/report":      67,
 	"cmd/interleave/internal/merge":       70,
 	"cmd/interleave/internal/test":        72,
+	"cmd/interleave/internal/keep":        78,
+	"cmd/interleave/internal/replay":      78,
+	"cmd/interleave/internal/verify":      78,
 	"cmd/interleave":                      80,
 	"docs/ci":                             90, // tests of the CI documents; builds cmd/interleave
 }

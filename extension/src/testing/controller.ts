@@ -233,7 +233,8 @@ export class TestingController implements vscode.Disposable {
    * clean) or failed (still fails). */
   private async verify(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.ctrl.createTestRun(req);
-    const tools = await requireTools(this.version);
+    const found = vscode.workspace.isTrusted ? toolsOrError() : undefined;
+    const tools = found?.tools;
     for (const item of await this.leaves(req)) {
       const d = this.data.get(item);
       if (token.isCancellationRequested || d?.test === undefined) {
@@ -241,7 +242,7 @@ export class TestingController implements vscode.Disposable {
         continue;
       }
       if (tools?.interleave === undefined) {
-        run.errored(item, new vscode.TestMessage(vscode.workspace.isTrusted ? 'The interleave binary was not found (interleave.path).' : restrictedMessage));
+        run.errored(item, new vscode.TestMessage(found?.error ?? restrictedMessage));
         continue;
       }
       run.started(item);

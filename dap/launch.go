@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/runopts"
+	"github.com/interleave-dev/interleave/engine/runs"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/srcmap"
 	"github.com/interleave-dev/interleave/engine/store"
@@ -501,6 +503,12 @@ func (s *Session) explore(t *target) {
 	for _, r := range x.Races {
 		s.output("console", "data race: "+r+"\n")
 	}
+	if x.Notice != "" {
+		s.output("console", "interleave: "+x.Notice+"\n")
+	}
+	if err := t.saveRun(x); err != nil {
+		s.output("console", fmt.Sprintf("interleave: the summary of this exploration was not written: %v\n", err))
+	}
 	if x.Error != "" && x.Bug == nil {
 		s.stopTarget("exploration stopped: " + x.Error)
 		return
@@ -528,6 +536,46 @@ func (s *Session) explore(t *target) {
 	c.Stop = max(f.Bug.Step-1, 0)
 	s.run(t, c, "exception")
 }
+
+// saveRun writes the exploration's run summary to the results store, as interleave test
+// writes its runs' (the findings document and the bug's schedule are the test process's).
+func (t *target) saveRun(x *control.Explored) error {
+	a := t.args
+	dir, err := runs.Dir(t.moduleDir)
+	if err != nil {
+		return err
+	}
+	e := &explore.Event{Event: "result", Test: t.test.Name, Package: t.test.Package, Strategy: x.Strategy, Elapsed: x.Elapsed,
+		Schedules: x.Schedules, Interleavings: x.Interleavings, Points: a.Points, Races: len(x.Races), Findings: x.Findings,
+		Stopped: x.Stopped, Exhausted: x.Exhausted, Error: x.Error, Notice: x.Notice}
+	if e.Strategy == "" {
+		e.Strategy = a.Strategy
+	}
+	if x.Bug != nil {
+		pos := x.Bug.Pos
+		if rel, err := filepath.Rel(t.moduleDir, pos); err == nil && filepath.IsAbs(pos) && !strings.HasPrefix(rel, "..") {
+			pos = filepath.ToSlash(rel) // a failure's position, from runtime.Caller
+		}
+		e.Buggy = 1
+		e.Bug = &explore.EventBug{Kind: x.Bug.Kind, Message: x.Bug.Message, Position: pos, Step: x.Bug.Step}
+		if f := x.File; f != nil {
+			e.Bug.Schedule, e.Bug.Preemptions = f.Path, f.Result.Preemptions
+		}
+		e.FirstBug = x.Schedules
+	}
+	o := runs.Outcome{Package: t.test.Package, Test: t.test.Name, Result: e}
+	if x.Error != "" && x.Bug == nil {
+		o.Err = x.Error
+	}
+	doc := &runs.Summary{Version: 1, Time: time.Now().UTC(), Origin: RunOrigin, Packages: []string{t.test.Package},
+		Run: "^" + regexp.QuoteMeta(t.test.Name) + "$", Strategy: a.Strategy, Params: a.params, Schedules: a.Schedules, Seed: a.Seed,
+		Tests: []runs.Outcome{o}}
+	_, err = doc.Save(dir)
+	return err
+}
+
+// RunOrigin is the origin of the run summaries of explorations the debug adapter runs.
+const RunOrigin = "interleave dap"
 
 func (s *Session) progressEnd(id, msg string) {
 	if s.progress {

@@ -30,6 +30,7 @@ var layer = map[string]int{
 	"engine/control":                      30,
 	"engine/explore":                      40,
 	"engine/stress":                       45,
+	"engine/runs":                         45,
 	"engine/harness":                      50,
 	"engine/runopts":                      55,
 	"engine/instrument":                   60,

@@ -114,6 +114,10 @@ type Explored struct {
 	Strategy string         `json:"strategy,omitempty"`
 	// Races are the data races found, described.
 	Races []string `json:"races,omitempty"`
+	// Findings is the findings document written to the results store; Notice says why none
+	// was.
+	Findings string `json:"findings,omitempty"`
+	Notice   string `json:"notice,omitempty"`
 }
 
 // Bug is a bug found by an execution.

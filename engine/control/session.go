@@ -198,6 +198,26 @@ func (s *session) explore(c Command) {
 		file.Path = path
 		x.File = file
 	}
+	// The findings document, as an exploration the interleave command runs writes it: the
+	// language server shows the races and the bug of an exploration started from the editor.
+	if root, err := store.WorkingModule(); err != nil {
+		x.Notice = fmt.Sprintf("the findings of this exploration were not written: %v", err)
+	} else {
+		bugPath := ""
+		if x.File != nil {
+			bugPath = x.File.Path
+		}
+		f := store.Findings(root, s.info, rep, bugPath)
+		f.Params, f.Seed, f.Budget, f.Points = c.Params, seed, c.Schedules, cfg.Points.String()
+		if cfg.Points == engine.PointsRacy {
+			f.RacyPoints = rep.RacyPoints
+		}
+		if err := f.Save(root); err != nil {
+			x.Notice = fmt.Sprintf("the findings of this exploration were not written: %v", err)
+		} else {
+			x.Findings = f.Path
+		}
+	}
 	s.reply(r)
 }
 

@@ -3,13 +3,9 @@ package explore
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/interleave-dev/interleave/engine"
-	"github.com/interleave-dev/interleave/engine/findings"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/store"
 	"github.com/interleave-dev/interleave/engine/strategy"
@@ -90,34 +86,14 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 	if err != nil {
 		return "", fmt.Errorf("save findings: %w", err)
 	}
-	f := &findings.File{
-		Test:      info,
-		Time:      time.Now().UTC(),
-		Strategy:  rep.Strategy,
-		Params:    o.params,
-		Seed:      o.seed,
-		Budget:    o.budget,
-		Build:     store.BuildID(),
-		Part:      o.part.String(),
-		Points:    o.config.Points.String(),
-		Schedules: rep.Schedules,
-	}
+	f := store.Findings(root, info, rep, bugPath)
+	f.Params, f.Seed, f.Budget, f.Part, f.Points = o.params, o.seed, o.budget, o.part.String(), o.config.Points.String()
 	if o.config.Points == engine.PointsRacy {
 		f.RacyPoints = rep.RacyPoints // with those that races first seen while exploring added
 	}
 	if detect != nil {
 		f.DetectionSchedules = detect.Schedules
 	}
-	for _, r := range rep.Races {
-		f.Races = append(f.Races, findings.Race{
-			A: findingAccess(root, r.A), B: findingAccess(root, r.B),
-			FirstSchedule: r.Schedule, Schedules: r.Schedules,
-		})
-	}
-	if b := rep.First; b != nil && b.Bug != nil {
-		f.Bugs = append(f.Bugs, findings.Bug{Kind: string(b.Bug.Kind), Message: b.Bug.Message, Pos: engine.RelativePos(root, b.Bug.Pos), Schedule: bugPath})
-	}
-	f.Files = findings.HashFiles(root, namedFiles(f))
 	if dir := os.Getenv("INTERLEAVE_FINDINGS_DIR"); dir != "" {
 		// A part of a test explored by several processes: the interleave command merges the
 		// parts' documents into the store (findings.Merge).
@@ -129,36 +105,4 @@ func saveFindings(o *options, info schedule.Test, rep *Report, detect *Report, b
 		return "", err
 	}
 	return f.Path, nil
-}
-
-// namedFiles lists the module's files that the document's positions name.
-func namedFiles(f *findings.File) []string {
-	var files []string
-	add := func(pos string) {
-		if file, _, _, ok := findings.ParsePos(pos); ok && !filepath.IsAbs(file) {
-			files = append(files, file)
-		}
-	}
-	for _, r := range f.Races {
-		add(r.A.Pos)
-		add(r.B.Pos)
-		add(r.A.Created)
-		add(r.B.Created)
-	}
-	for _, b := range f.Bugs {
-		add(b.Pos)
-	}
-	return files
-}
-
-func findingAccess(root string, a engine.RaceAccess) findings.Access {
-	pos := engine.RelativePos(root, a.Pos)
-	file, line, col, _ := findings.ParsePos(pos)
-	out := findings.Access{Pos: pos, File: file, Line: line, Col: col, Op: a.Op(), Goroutine: int(a.G), Created: engine.RelativePos(root, a.Created)}
-	for _, fr := range a.Stack {
-		// The instrumenter renamed TestXxx to __ilTestXxx (see FormatFailure).
-		fn := strings.Replace(fr.Func, ".__ilTest", ".Test", 1)
-		out.Stack = append(out.Stack, findings.Frame{Func: fn, File: fr.File, Line: fr.Line})
-	}
-	return out
 }

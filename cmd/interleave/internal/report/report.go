@@ -10,22 +10,12 @@ import (
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
 	"github.com/interleave-dev/interleave/engine/explore"
+	"github.com/interleave-dev/interleave/engine/runs"
 )
 
-// Outcome is what one test's run came to.
-type Outcome struct {
-	Package string
-	Test    string
-	Result  *explore.Event
-	Err     string
-	// Interrupted is set when a signal stopped the run before the test was explored to
-	// its end (or at all): Err says so, Result has what was explored before.
-	Interrupted bool `json:",omitempty"`
-	// Status is what the test's run came to (StatusOf), and Reason, for a test that was
-	// not explored as asked (cut, abandoned, skipped, interrupted, error), why.
-	Status string `json:",omitempty"`
-	Reason string `json:",omitempty"`
-}
+// Outcome is what one test's run came to; package runs reads and writes it, for the debug
+// adapter too.
+type Outcome = runs.Outcome
 
 // The statuses of a test's run (Outcome.Status). A bug fails the run (exit status 1), an
 // error too (2), an interruption makes it 128 plus the signal's number; a test cut or

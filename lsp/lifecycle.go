@@ -121,8 +121,9 @@ func (s *Server) initialized(ctx context.Context, req jsonrpc2.Request) (any, er
 		go func() {
 			if err := s.registerWatchers(); err != nil {
 				s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("interleave: the client did not register the results-store watcher (%v): polling instead", err))
-				s.startPolling()
 			}
+			// Polled as well: the stores' directories, which a client's watcher can miss.
+			s.startPolling()
 		}()
 	} else {
 		s.startPolling()

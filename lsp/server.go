@@ -36,8 +36,9 @@ type Config struct {
 	// Executable is the interleave command that interleave.runTest runs (default: the
 	// running executable).
 	Executable string
-	// PollInterval is how often the results stores are read again when the client cannot
-	// watch files for the server (default 500ms).
+	// PollInterval is how often the results stores are looked at for changes (default
+	// 500ms): every document's stamp when the client cannot watch files for the server,
+	// the stores' directories when it does.
 	PollInterval time.Duration
 	// Log, when not nil, receives the server's own diagnostics.
 	Log io.Writer

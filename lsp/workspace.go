@@ -16,6 +16,10 @@ import (
 // watch.
 const StoreGlob = "**/.interleave/**/*.json"
 
+// StoreDirGlobs are the patterns of the results stores' directories the server asks the
+// client to watch for their creation and deletion.
+var StoreDirGlobs = []string{"**/.interleave", "**/.interleave/*"}
+
 // setFolders makes the workspace folders' modules the ones the server reads, then reads
 // their stores and publishes.
 func (s *Server) setFolders(folders []string) {
@@ -81,6 +85,14 @@ func (s *Server) registerWatchers() error {
 		RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{{
 			GlobPattern: StoreGlob,
 			Kind:        protocol.WatchKindCreate + protocol.WatchKindChange + protocol.WatchKindDelete,
+		}, {
+			// A directory deleted or made (the whole store removed): VS Code reports the
+			// directory alone, not the documents it held.
+			GlobPattern: StoreDirGlobs[0],
+			Kind:        protocol.WatchKindCreate + protocol.WatchKindDelete,
+		}, {
+			GlobPattern: StoreDirGlobs[1],
+			Kind:        protocol.WatchKindCreate + protocol.WatchKindDelete,
 		}}},
 	}}}
 	if err := s.call(protocol.MethodClientRegisterCapability, params, nil); err != nil {
@@ -93,7 +105,17 @@ func (s *Server) registerWatchers() error {
 	return nil
 }
 
-// startPolling reads the stores every PollInterval, for a client that cannot watch them.
+// fullEvery is how many polls of a watched store's directories come for one of its
+// documents' stamps.
+const fullEvery = 20
+
+// startPolling reads the stores every PollInterval. For a client that cannot watch them it
+// reads every document's stamp; for one that watches them it looks at the stores'
+// directories only, and reads a store again when one changed: a client's watcher can miss
+// the documents of a directory just made (VS Code adds its watch on a new directory after
+// reporting it) and reports a deleted directory without the documents it held, so that
+// without this a store deleted, or written into a new directory, stayed as it was in the
+// Problems panel until a restart.
 func (s *Server) startPolling() {
 	s.mu.Lock()
 	if s.polling {
@@ -106,14 +128,23 @@ func (s *Server) startPolling() {
 	go func() {
 		t := time.NewTicker(s.cfg.PollInterval)
 		defer t.Stop()
-		for {
+		for n := 1; ; n++ {
 			select {
 			case <-s.ctx.Done():
 				return
 			case <-t.C:
 			}
+			s.mu.Lock()
+			watching := s.watching
+			s.mu.Unlock()
+			// Every fullEvery-th time every document's stamp as well, in case the client
+			// missed a document rewritten in place (no directory changes then).
+			full := !watching || n%fullEvery == 0
 			changed := false
 			for _, st := range s.storeList() {
+				if !full && !st.DirsChanged() {
+					continue
+				}
 				c, errs := st.Refresh()
 				changed = changed || c
 				s.reportStoreErrors(errs)
@@ -142,6 +173,13 @@ func (s *Server) didChangeWatchedFiles(ctx context.Context, req jsonrpc2.Request
 			continue
 		}
 		for _, st := range stores {
+			if st.IsDir(path) {
+				// The store or one of its directories made or deleted.
+				c, errs := st.Refresh()
+				changed = changed || c
+				s.reportStoreErrors(errs)
+				continue
+			}
 			if !st.Owns(path) {
 				continue
 			}

@@ -38,7 +38,7 @@ Flags:
 func runLSP(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lsp", stderr)
 	logging := fs.Bool("log", false, "log the server's own diagnostics to stderr")
-	poll := fs.Duration("poll", 500*time.Millisecond, "how often to read the results stores again when the client cannot watch them")
+	poll := fs.Duration("poll", 500*time.Millisecond, "how often to look for changes in the results stores (their documents when the client cannot watch them, their directories when it can)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, lspUsage)
 		fs.PrintDefaults()

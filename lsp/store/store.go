@@ -137,6 +137,77 @@ type Store struct {
 	stamps     map[string]stamp                     // of every document read or skipped
 	failed     map[string]bool                      // documents skipped at their current stamp
 	gen        int                                  // incremented by every change
+	dirStamps  map[string]dirStamp                  // of the store's directories at the last Refresh
+}
+
+// dirStamp identifies a version of a directory: its entries change its modification time,
+// and a directory removed and made again is another file.
+type dirStamp struct {
+	exists bool
+	mod    time.Time
+	info   fs.FileInfo
+}
+
+func (a dirStamp) same(b dirStamp) bool {
+	if a.exists != b.exists {
+		return false
+	}
+	if !a.exists {
+		return true
+	}
+	return a.mod.Equal(b.mod) && os.SameFile(a.info, b.info)
+}
+
+// dirList is the store's directory and those of its documents.
+func (s *Store) dirList() []string {
+	out := []string{filepath.Join(s.Module.Root, findings.StoreDir)}
+	for _, d := range s.dirs() {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Store) readDirStamps() map[string]dirStamp {
+	out := make(map[string]dirStamp)
+	for _, d := range s.dirList() {
+		if info, err := os.Stat(d); err == nil && info.IsDir() {
+			out[d] = dirStamp{exists: true, mod: info.ModTime(), info: info}
+		} else {
+			out[d] = dirStamp{}
+		}
+	}
+	return out
+}
+
+// DirsChanged reports whether the store's directories changed since the last Refresh: a
+// document created, renamed into place or deleted, a directory made or removed (the whole
+// store deleted and made again). It costs a stat per directory, so a server can ask often; a
+// document rewritten in place changes no directory, and a client's watcher reports it.
+func (s *Store) DirsChanged() bool {
+	now := s.readDirStamps()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dirStamps == nil {
+		return true
+	}
+	for d, st := range now {
+		if !st.same(s.dirStamps[d]) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsDir reports whether path is the store's directory or one of its documents' directories
+// (a watched directory that was created or deleted: Refresh reads what it holds).
+func (s *Store) IsDir(path string) bool {
+	for _, d := range s.dirList() {
+		if path == d {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns the (not yet read) store of a module.
@@ -193,6 +264,7 @@ func (s *Store) Owns(path string) bool { return s.kindOf(path) != kindNone }
 // ones removed. It returns whether anything changed and the errors of the documents it
 // skipped that it did not report before.
 func (s *Store) Refresh() (changed bool, errs []error) {
+	dirStamps := s.readDirStamps()
 	present := make(map[string]stamp)
 	for _, dir := range s.dirs() {
 		entries, err := os.ReadDir(dir)
@@ -212,6 +284,7 @@ func (s *Store) Refresh() (changed bool, errs []error) {
 		}
 	}
 	s.mu.Lock()
+	s.dirStamps = dirStamps
 	var stale []string
 	for path := range s.stamps {
 		if _, ok := present[path]; !ok {

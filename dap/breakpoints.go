@@ -109,25 +109,33 @@ func (s *Session) onSetExceptionBreakpointsRequest(req *dap.SetExceptionBreakpoi
 	s.send(&dap.SetExceptionBreakpointsResponse{Response: s.response(&req.Request)})
 }
 
-// bugDescription is the bug's message as the editor shows the paused execution: a goroutine
+// bugDescription is the bug's message as the editor shows the paused execution. A goroutine
 // the message names (the blocked ones of a deadlock or leak: "\tG1 lock at bank.go:46:2") is
-// placed at the line its top stack frame highlights, and while the schedule has not reached
-// the bug yet, the step at which it does is said on the first line, not after the last
-// goroutine's.
+// named where the bug leaves it, as the Debug Console, interleave test and the Problems panel
+// say, without the column; where it already waits on that operation, at the line its top
+// stack frame highlights (the Call Stack's). While the schedule has not reached the bug yet,
+// the step at which it does is said on the first line, and the goroutine that runs the steps
+// before it, still elsewhere, is named at its Call Stack line on a last line of its own: the
+// text never places a goroutine at a line the bug does not leave it at.
 func bugDescription(bug *control.Bug, st *control.State) string {
 	lines := strings.Split(bug.Message, "\n")
+	named := map[int]string{} // the line said of each goroutine
 	for i, l := range lines[1:] {
 		var id int
 		if _, err := fmt.Sscanf(strings.TrimSpace(l), "G%d", &id); err != nil {
 			continue
 		}
-		g := goroutineOf(st, id)
 		at := strings.LastIndex(l, " at ")
-		if g == nil || len(g.Frames) == 0 || at < 0 {
+		if at < 0 {
 			continue
 		}
-		top := g.Frames[0]
-		lines[i+1] = fmt.Sprintf("%s at %s:%d", l[:at], filepath.Base(top.File), top.Line)
+		pos := strings.TrimSpace(l[at+len(" at "):])
+		where := shortPos(lineOf(pos))
+		if g := goroutineOf(st, id); g != nil && len(g.Frames) > 0 && g.Pos == pos {
+			where = fmt.Sprintf("%s:%d", filepath.Base(g.Frames[0].File), g.Frames[0].Line)
+		}
+		lines[i+1] = l[:at] + " at " + where
+		named[id] = where
 	}
 	if st != nil && !st.Ended {
 		first := strings.TrimSuffix(lines[0], ":")
@@ -136,6 +144,12 @@ func bugDescription(bug *control.Bug, st *control.State) string {
 			lines[0] = first + note + ":"
 		} else {
 			lines[0] += note
+		}
+		if g := goroutineOf(st, st.Next); g != nil && len(g.Frames) > 0 && g.Op != "" {
+			here := fmt.Sprintf("%s:%d", filepath.Base(g.Frames[0].File), g.Frames[0].Line)
+			if w, ok := named[g.ID]; !ok || w != here {
+				lines = append(lines, fmt.Sprintf("\tG%d runs step %d first: %s at %s", g.ID, st.Step+1, g.Op, here))
+			}
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -56,9 +56,21 @@ func (s *Session) run(t *target, c control.Command, reason string) {
 	} else {
 		t.sentSteps = c.Steps
 	}
-	s.running.Store(true)
+	s.resume()
 	r, err := t.call(c)
 	s.stoppedAfter(t, r, err, reason)
+}
+
+// resume marks the execution running. After a stop the client was told of, it says that every
+// goroutine moves on (a step of one is a new state of all): without this event VS Code clears
+// only the stepped thread's stop reason, and the others keep theirs (G1 still "PAUSED ON
+// EXCEPTION" steps later).
+func (s *Session) resume() {
+	if st := s.dbg.state; st != nil && s.dbg.stopped != "" {
+		s.dbg.stopped = ""
+		s.sendEvent(&dap.ContinuedEvent{Event: s.event("continued"), Body: dap.ContinuedEventBody{ThreadId: max(st.Next+1, 1), AllThreadsContinued: true}})
+	}
+	s.running.Store(true)
 }
 
 // stoppedAfter records the test process's reply to a command that ran the execution, and tells
@@ -232,7 +244,7 @@ func (s *Session) step(req *dap.Request, threadID int, respond func()) {
 		}
 	}
 	respond()
-	s.running.Store(true)
+	s.resume()
 	r, err := t.call(control.Command{Cmd: "step", G: g})
 	s.stoppedAfter(t, r, err, "")
 }
@@ -244,7 +256,7 @@ func (s *Session) onContinueRequest(req *dap.ContinueRequest) {
 		return
 	}
 	s.send(&dap.ContinueResponse{Response: s.response(&req.Request), Body: dap.ContinueResponseBody{AllThreadsContinued: true}})
-	s.running.Store(true)
+	s.resume()
 	r, err := t.call(control.Command{Cmd: "continue", G: -1, Breakpoints: s.breakpointList(t)})
 	s.stoppedAfter(t, r, err, "")
 }

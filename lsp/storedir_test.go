@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/lsp"
 	"github.com/interleave-dev/interleave/lsp/lsptest"
 )
@@ -114,4 +115,59 @@ func TestStoreDeletedAndMadeAgain(t *testing.T) {
 			c.Shutdown()
 		})
 	}
+}
+
+// TestReplayLensAppears: a schedule saved while the editor is open (the debug adapter's
+// exploration, in a store directory it just made) brings the Replay lens: the server notices
+// it without the client's file events (VS Code's watcher misses the documents of a directory it
+// has just seen made) and asks the client to refresh its code lenses. Before, the lens never
+// appeared in VS Code, though a new session's codeLens request returned it.
+func TestReplayLensAppears(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n\ngo 1.22\n"), 0o644)
+	test := filepath.Join(root, "p_test.go")
+	os.WriteFile(test, []byte("package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {}\n"), 0o644)
+	c := inProcess(t, lsp.Config{PollInterval: 20 * time.Millisecond})
+	c.Initialize(lsptest.VSCodeInitialize([]string{root}, nil))
+	c.Await("the watcher's registration", func(r *lsptest.Records) bool { return len(r.Registrations()) == 1 })
+	titles := func() []string {
+		var out []string
+		for _, l := range lenses(t, c, test) {
+			out = append(out, l.Command.Title)
+		}
+		return out
+	}
+	if got := titles(); len(got) != 1 {
+		t.Fatalf("lenses before the schedule: %q, want Explore alone", got)
+	}
+	refreshes := func(r *lsptest.Records) int {
+		n := 0
+		for _, m := range r.Requests() {
+			if m == protocol.MethodCodeLensRefresh {
+				n++
+			}
+		}
+		return n
+	}
+	var before int
+	c.Snapshot(func(r *lsptest.Records) { before = refreshes(r) })
+
+	sched := &schedule.File{
+		Test:   schedule.Test{Module: "example.com/p", Package: "example.com/p", Name: "TestP"},
+		Result: schedule.Summary{Steps: 1, Goroutines: 1, Preemptions: 1},
+		Bug:    &schedule.Bug{Kind: "deadlock", Message: "all goroutines are blocked", Step: 1, G: -1},
+		Steps:  []schedule.Step{{Kind: schedule.Run, G: 0}},
+	}
+	dir := filepath.Join(root, ".interleave", "schedules")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.Save(filepath.Join(dir, "TestP-deadlock-20260101T000000.000.json")); err != nil {
+		t.Fatal(err)
+	}
+	c.Await("a code lens refresh", func(r *lsptest.Records) bool { return refreshes(r) > before })
+	if got := titles(); len(got) != 2 || got[1] != "Replay deadlock (1 preemption)" {
+		t.Errorf("lenses after the schedule: %q, want Explore and Replay deadlock (1 preemption)", got)
+	}
+	c.Shutdown()
 }

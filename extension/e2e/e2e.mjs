@@ -310,12 +310,14 @@ async function run(page, port, ws, shot, interleavePath) {
   log('call stack:', stack.replace(/\n+/g, ' | ').slice(0, 300));
   if (!/deadlock|exception|paused/i.test(stack)) fail(`the Call Stack does not say why it paused: ${stack}`);
   await shot('02-paused-on-deadlock.png');
+  await exceptionLineIsCallStacks(page);
 
   // 2. Step Over, then Step Back: the step count in the Scheduler scope follows.
   const toolbar = (label) => page.locator(`.debug-toolbar .action-label[aria-label^="${label}"]`).first();
   await toolbar('Step Back').waitFor({ timeout: 30000 });
   await toolbar('Step Back').click();
   await waitFor(page, 'a stop after Step Back', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 60000);
+  await threadLabelsFresh(page);
   await toolbar('Step Over').click();
   await waitFor(page, 'a stop after Step Over', () => document.querySelector('.debug-top-stack-frame-line') !== null, undefined, 60000);
   await shot('03-after-steps.png');
@@ -337,6 +339,13 @@ async function run(page, port, ws, shot, interleavePath) {
   await waitFor(page, 'the Scheduler scope at the clicked step', (n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${n} of \\d+`).test(r.textContent || '')), target - 1, 30000);
   await shot('04-timeline-follows-session.png');
   await stopDebugging(page);
+
+  // 2d. The Replay lens the exploration's schedule brings, clicked: paused again.
+  await replayLens(page, shot);
+  // 2e. The lens on a racy test: its races reach Problems with no interleave test run; then
+  // its store deleted: they go within 2 s.
+  await racyLens(page, shot, ws);
+  await storeDeleted(page, shot, ws);
 
   // 2c. F5 with the workspace's launch.json: the first time the package is built, then warm.
   for (const run of ['f5First', 'f5Warm']) {
@@ -408,6 +417,9 @@ async function run(page, port, ws, shot, interleavePath) {
   await waitFor(page, 'the test to end', () => /Test.*(failed|passed)|fail/i.test(document.querySelector('.test-output-peek, .peekview-widget')?.textContent || document.body.innerText), undefined, 300000).catch(() => {});
   await page.keyboard.press('Escape');
   await palette(page, 'View: Toggle Problems');
+  // Only the races: the explorations above put their bugs in Problems too, and the panel
+  // shows (has in its DOM) only the rows that fit.
+  await problemsFilter(page, 'data race');
   const problems = await waitFor(page, 'race warnings in Problems', () => {
     const t = document.querySelector('.markers-panel')?.innerText || '';
     return (t.match(/data race/g) || []).length >= 2 ? t : null;
@@ -415,6 +427,7 @@ async function run(page, port, ws, shot, interleavePath) {
   timings.raceRunToDiagnostics = (Date.now() - tRace) / 1000;
   log('problems:', problems.replace(/\s+/g, ' ').slice(0, 300));
   await shot('07-race-diagnostics.png');
+  await problemsFilter(page, '');
 
   // The hover on a racy access says what raced, and its code action Replay runs the race in
   // the debugger, paused at it.
@@ -583,6 +596,111 @@ async function bundledCases(vsix) {
       console.error(`warning: the e2e test's directory ${tmp} was not removed: ${err.message}`);
     }
   }
+}
+
+// exceptionLineIsCallStacks: at the stop on a deadlock the exception widget names the stopped
+// goroutine at the line of its top frame in the Call Stack (the selected frame), and does not
+// name it, or any goroutine, at a line the deadlock does not leave it at.
+async function exceptionLineIsCallStacks(page) {
+  const got = await waitFor(page, 'the exception widget and the Call Stack\'s selected frame', () => {
+    const widget = document.querySelector('.exception-widget');
+    const row = document.querySelector('.debug-call-stack .monaco-list-row.selected .stack-frame') ||
+      document.querySelector('.debug-call-stack .monaco-list-row.focused .stack-frame');
+    if (!widget || !row) return null;
+    const file = row.querySelector('.file-name')?.textContent?.trim();
+    const line = /^(\d+)/.exec(row.querySelector('.line-number')?.textContent?.trim() || '')?.[1];
+    return file && line ? { text: widget.innerText, frame: `${file}:${line}` } : null;
+  }, undefined, 60000);
+  log('exception widget:', got.text.replace(/\s+/g, ' ').slice(0, 300), '· Call Stack:', got.frame);
+  if (!/Exception has occurred: deadlock/.test(got.text)) fail(`the exception widget does not say deadlock: ${got.text}`);
+  if (!got.text.includes(got.frame)) fail(`the exception text does not name the Call Stack's line ${got.frame}: ${got.text}`);
+}
+
+// threadLabelsFresh: after a step away from the stop on the deadlock, no thread in the Call
+// Stack is still labelled as paused on it.
+async function threadLabelsFresh(page) {
+  await waitFor(page, 'no thread labelled paused on the deadlock after Step Back', () => {
+    const t = document.querySelector('.debug-call-stack')?.innerText || '';
+    return /G0/.test(t) && /G1/.test(t) && !/paused on (deadlock|exception)/i.test(t);
+  }, undefined, 15000).catch(async (err) => {
+    const stack = await page.locator('.debug-call-stack').first().innerText().catch(() => '?');
+    fail(`${err.message}: ${stack.replace(/\n+/g, ' | ')}`);
+  });
+}
+
+// replayLens: after the exploration that found the deadlock, the language server's Replay lens
+// shows above the test (the schedule the debug adapter saved), and clicking it pauses a replay.
+async function replayLens(page, shot) {
+  await openFile(page, 'lockorder/bank_test.go');
+  const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /^Replay deadlock/ }).first();
+  const t = Date.now();
+  await lens.waitFor({ timeout: 30000 }).catch(async (err) => {
+    const lenses = await page.locator('.codelens-decoration').allInnerTexts().catch(() => []);
+    fail(`no Replay lens above TestOppositeTransfers (lenses: ${lenses.join(' | ')}): ${err.message.split('\n')[0]}`);
+  });
+  timings.replayLensShown = (Date.now() - t) / 1000;
+  await shot('04b-replay-lens.png');
+  const tClick = Date.now();
+  await lens.click();
+  await pausedOn(page, 'the Replay lens\'s session to stop', 120000);
+  timings.replayLensToPaused = (Date.now() - tClick) / 1000;
+  // Paused at its first scheduling point: only the test's goroutine exists yet.
+  await waitFor(page, 'the replay paused at step 0 in the Scheduler scope', () => [...document.querySelectorAll('.monaco-list-row')].some((r) => /^\s*step\W*0 of \d+/.test(r.textContent || '')), undefined, 60000);
+  await shot('04c-replay-lens-paused.png');
+  await stopDebugging(page);
+}
+
+// racyLens: Explore interleavings clicked on the racy double-checked initialization; the
+// exploration runs in the debug adapter (no interleave test), and its races show in Problems
+// on both racy lines.
+async function racyLens(page, shot, ws) {
+  if (fs.existsSync(path.join(ws, 'doublecheck', '.interleave'))) fail('doublecheck has a results store before its lens was clicked');
+  await openFile(page, 'doublecheck/registry_test.go');
+  const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Explore interleavings' }).first();
+  await lens.waitFor({ timeout: 120000 });
+  const t = Date.now();
+  await lens.click();
+  // The exploration pauses on the bug it finds (the failed lookup), or ends without one.
+  const end = await waitFor(page, 'the lens\'s exploration to pause or end', () => {
+    const toolbar = document.querySelector('.debug-toolbar');
+    const shown = toolbar !== null && toolbar.offsetParent !== null;
+    if (shown) window.__interleaveSessionSeen = true;
+    if (document.querySelector('.debug-top-stack-frame-line')) return 'paused';
+    return window.__interleaveSessionSeen && !shown ? 'ended' : null;
+  }, undefined, 300000);
+  log('the racy lens\'s exploration', end, 'after', (Date.now() - t) / 1000, 's');
+  await palette(page, 'View: Focus Problems');
+  await problemsFilter(page, 'data race');
+  // The lines of the data race warnings in Problems.
+  const lines = await waitFor(page, 'the lens\'s races on both lines in Problems', () => {
+    const t = document.querySelector('.markers-panel')?.innerText || '';
+    const l = new Set([...t.matchAll(/data race[^\n]*(?:\n[^\n[]*)*\[Ln (\d+)/g)].map((m) => m[1]));
+    return l.size >= 2 ? [...l].sort().join(',') : null;
+  }, undefined, 60000);
+  timings.racyLensToProblems = (Date.now() - t) / 1000;
+  log('the lens\'s races in Problems on lines', lines);
+  await shot('04d-racy-lens-problems.png');
+  if (await page.locator('.debug-toolbar').first().isVisible().catch(() => false)) await stopDebugging(page);
+}
+
+// storeDeleted: the racy package's .interleave/ deleted: Problems has no race left within 2 s.
+async function storeDeleted(page, shot, ws) {
+  await palette(page, 'View: Focus Problems');
+  const t = Date.now();
+  fs.rmSync(path.join(ws, 'doublecheck', '.interleave'), { recursive: true, force: true });
+  await waitFor(page, 'the races gone from Problems', () => !/data race/.test(document.querySelector('.markers-panel')?.innerText || ''), undefined, 2000);
+  timings.storeDeletedToCleared = (Date.now() - t) / 1000;
+  log('store deleted: Problems cleared after', timings.storeDeletedToCleared, 's');
+  await shot('04e-store-deleted.png');
+  await problemsFilter(page, '');
+}
+
+// problemsFilter types text into the Problems panel's filter ('' clears it).
+async function problemsFilter(page, text) {
+  const input = page.locator('.viewpane-filter input, input[placeholder^="Filter (e.g. text"]').first();
+  await input.waitFor({ timeout: 30000 });
+  await input.fill(text);
+  await waitFor(page, `the Problems filter ${JSON.stringify(text)}`, (t) => [...document.querySelectorAll('.viewpane-filter input')].some((i) => i.value === t), text, 10000);
 }
 
 main().catch((err) => { console.error('E2E FAILED:', err.message); process.exit(1); });

@@ -3,32 +3,68 @@ package engine
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
-// Goroutines that outlive the test. go test does not fail a test whose goroutines go on after
-// it returned: a cache's janitor on a ticker, a purger, an expiry loop a library documents as
-// never stopped. Under the virtual clock such a goroutine would run forever (the clock jumps
-// to its next tick whenever everything else is blocked) and reach the step bound, a false
-// livelock. The rule: once the test has returned, the execution goes on while its goroutines
-// finish within BackgroundGrace of virtual time (as goleak retries for a while before it
-// reports); when the next timer is due later than that, or the step bound is reached, the
-// goroutines left are background goroutines, reported in Result.Background, a notice and not
-// a bug, unless Config.StrictLeaks asks for them to be leaks. A goroutine blocked forever with
-// no timer pending that could wake anything is still a Leak bug (exec.go, terminal): nothing
-// can ever end it.
-
-// BackgroundGrace is how much virtual time the goroutines left when the test returns have to
-// finish before they are reported as background goroutines.
-const BackgroundGrace = time.Second
+// Goroutines that outlive the test: one rule, whatever the length of the work they wait for.
+// Once the test has returned (with its cleanups), the goroutines left run on in virtual time
+// to quiescence: the clock jumps from timer to timer while nothing else can run, until each
+// goroutine has finished, is blocked forever (nothing enabled and no timer pending), or only
+// recurring timers are left — tickers, and timers set again at a site (a sleep, a time.After,
+// a context's deadline) whose timer already fired after the test returned: a loop that polls,
+// retries or cleans up on a period. The step bound bounds the whole. Then:
+//
+//   - A goroutine blocked forever on an operation no live goroutine can complete is a leak,
+//     reported at that operation (terminal, leftBlocked), unless it only waits to receive
+//     (below). A worker whose deadline is shorter than its work, left blocked on an
+//     unbuffered send once the work ends, is the same leak at the same send whether the work
+//     takes 200ms or 2s: the clock runs to the end of the work either way.
+//   - A goroutine blocked forever receiving — a receive, a range or a select whose every case
+//     receives from a channel — at the very operation it already completed before (a loop
+//     that served requests and now waits for the next one, or for a stop signal) is a worker
+//     the test never stopped: a cache whose Close it did not call. go test passes such a
+//     test; goleak fails it. It is a notice (Result.Background), and a leak with
+//     Config.StrictLeaks. This is the engine's proxy for "the goroutine is reachable from the
+//     test's own objects", which it cannot see: a worker idle in its loop. A goroutine
+//     that never got what it waits for — a result never sent, a stopped timer's tick — or
+//     blocked sending, locking, or waiting for a WaitGroup or on a nil channel, was
+//     abandoned by the code: a leak.
+//   - Goroutines left running on recurring timers (a janitor on a ticker, a retry loop), or
+//     still running at the step bound, are background goroutines: a notice, and with
+//     Config.StrictLeaks a leak.
+//
+// The exit status follows: a leak is a bug (interleave test exits 1, the debugger and the
+// language server show it as one); a notice is printed and does not fail the run.
+// -strict-leaks (Config.StrictLeaks) makes every goroutine left after the test a leak, as
+// goleak does. The command, the debugger and the language server all take their verdicts
+// from here.
 
 // testReturned reports whether the test body (G0) has returned, with its cleanups.
 func (e *Exec) testReturned() bool { return len(e.gs) > 0 && e.gs[0].done }
 
-// outlived reports whether the goroutines left after the test returned have had their grace:
-// the next timer is due after it.
+// firedAfterTest records that a timer set at site fired after the test returned: a timer
+// set there again is recurring.
+func (e *Exec) firedAfterTest(site Pos) {
+	if e.recurring == nil {
+		e.recurring = map[Pos]struct{}{}
+	}
+	e.recurring[site] = struct{}{}
+}
+
+// outlived reports whether the goroutines left after the test returned have run to
+// quiescence with timers pending: every pending timer is recurring.
 func (e *Exec) outlived() bool {
-	return e.testReturned() && len(e.clock.timers) > 0 && e.clock.timers[0].when > e.testEnd+int64(BackgroundGrace)
+	if !e.testReturned() || len(e.clock.timers) == 0 {
+		return false
+	}
+	for _, t := range e.clock.timers {
+		if t.period > 0 {
+			continue
+		}
+		if _, ok := e.recurring[t.site]; !ok || t.site == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // background ends an execution whose test returned while goroutines go on: a notice, or with
@@ -52,12 +88,65 @@ func (e *Exec) background() {
 		e.fail(&Bug{Kind: Leak, Message: b.String(), G: left[0].id, Pos: left[0].pending.Pos}, nil)
 		return
 	}
-	for _, g := range left {
+	e.noteBackground(left)
+	e.end()
+}
+
+// noteBackground records the goroutines gs, left after the test returned, as a notice.
+func (e *Exec) noteBackground(gs []*goroutine) {
+	for _, g := range gs {
 		e.result.Background = append(e.result.Background, GoroutineState{
 			ID: g.id, Parent: g.parent, Created: RelativePos(e.root, g.created), Pending: g.pending, Status: g.status(),
 		})
 	}
-	e.end()
+}
+
+// leftBlocked ends an execution whose test returned and whose goroutines left, blocked, have
+// no timer that could wake them: each one is a leak, found at its operation, but those idle in
+// a receiving loop (waitsForWork), which the test never stopped: a notice (Config.StrictLeaks:
+// a leak).
+func (e *Exec) leftBlocked(blocked []*goroutine) {
+	var leaked, idle []*goroutine
+	for _, g := range blocked {
+		if waitsForWork(g) {
+			idle = append(idle, g)
+		} else {
+			leaked = append(leaked, g)
+		}
+	}
+	if e.strictLeaks {
+		leaked = blocked
+	}
+	if len(leaked) == 0 {
+		e.noteBackground(idle)
+		e.end()
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the test returned, but %d goroutine(s) stay blocked forever:", len(leaked))
+	writeBlocked(&b, leaked)
+	e.fail(&Bug{Kind: Leak, Message: b.String(), G: leaked[0].id, Pos: leaked[0].pending.Pos}, nil)
+}
+
+// waitsForWork reports whether g is blocked receiving (a receive, a range, or a select whose
+// every case receives, from at least one channel that is not nil) at the operation it last
+// completed: a worker idle in its loop.
+func waitsForWork(g *goroutine) bool {
+	o, ok := g.blockedOn.(*chanOp)
+	if !ok || o.done || g.served != g.pending.Pos {
+		return false
+	}
+	live := false
+	for i := range o.sgs {
+		s := &o.sgs[i]
+		if s.b == nil || s.b.send {
+			return false
+		}
+		if s.c != nil || s.fc != nil || s.b.addr != 0 {
+			live = true
+		}
+	}
+	return live
 }
 
 // The step bound. An execution that reaches Config.MaxSteps without ending is a livelock only

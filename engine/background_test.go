@@ -21,13 +21,47 @@ func janitor(t *engine.T) {
 	}, "cache.go:11")
 }
 
+// deadlineShorterThanWork is a test that waits for a worker's result for 100ms while the
+// work takes d: once the work ends, the worker is blocked for good on its unbuffered send.
+func deadlineShorterThanWork(d time.Duration) func(*engine.T) {
+	return func(t *engine.T) {
+		c := engine.MakeChan[int](0, "work.go:1")
+		engine.Go(func() {
+			engine.Sleep(d, "work.go:3")
+			engine.Send(c, 42, "work.go:4")
+		}, "work.go:2")
+		timeout := engine.After(100*time.Millisecond, "work.go:5")
+		switch engine.Select("work.go:6", false, engine.RecvCase(c), engine.RecvCase(timeout)) {
+		case 0:
+			t.Errorf("the result came before the deadline")
+		}
+	}
+}
+
+// cacheWorker starts a cache's worker, which serves requests until its stop channel is
+// closed, has it serve one, and returns without closing the channel.
+func cacheWorker(t *engine.T) {
+	stop := engine.MakeChan[struct{}](0, "cache.go:20")
+	reqs := engine.MakeChan[int](0, "cache.go:21")
+	engine.Go(func() {
+		for {
+			if engine.Select("cache.go:22", false, engine.RecvCase(stop), engine.RecvCase(reqs)) == 0 {
+				return
+			}
+		}
+	}, "cache.go:21")
+	engine.Send(reqs, 1, "cache.go:25")
+}
+
 func TestGoroutinesThatOutliveTheTest(t *testing.T) {
 	tests := []struct {
 		name   string
 		body   func(*engine.T)
 		strict bool
-		// want is the bug's kind ("" for none); notice, what the background notice says.
+		// want is the bug's kind ("" for none), at its position when given; notice, what the
+		// background notice says.
 		want   engine.BugKind
+		at     string
 		notice string
 	}{
 		{name: "a janitor on a ticker is a notice", body: janitor,
@@ -49,6 +83,30 @@ func TestGoroutinesThatOutliveTheTest(t *testing.T) {
 			c := engine.MakeChan[int](0, "leak.go:1")
 			engine.Go(func() { engine.Send(c, 1, "leak.go:3") }, "leak.go:2")
 		}, want: engine.Leak},
+		// Issue 47: one rule, whatever the length of the work. A deadline shorter than the
+		// work leaves the worker blocked on its unbuffered send once the work ends; that was
+		// a leak at 200ms of work and a notice at 2s (past one second of grace).
+		{name: "a deadline shorter than 200ms of work is a leak at the send", body: deadlineShorterThanWork(200 * time.Millisecond),
+			want: engine.Leak, at: "work.go:4"},
+		{name: "a deadline shorter than 2s of work is the same leak at the send", body: deadlineShorterThanWork(2 * time.Second),
+			want: engine.Leak, at: "work.go:4"},
+		{name: "a deadline shorter than an hour of work is the same leak at the send", body: deadlineShorterThanWork(time.Hour),
+			want: engine.Leak, at: "work.go:4"},
+		{name: "a worker the test never stopped is a notice", body: cacheWorker,
+			notice: "started at cache.go:21: select at cache.go:22"},
+		{name: "a worker the test never stopped is a leak with -strict-leaks", body: cacheWorker, strict: true,
+			want: engine.Leak, at: "cache.go:22"},
+		{name: "a goroutine polling with a sleep is a notice", body: func(t *engine.T) {
+			engine.Go(func() {
+				for {
+					engine.Sleep(5*time.Second, "poll.go:2")
+				}
+			}, "poll.go:1")
+		}, notice: "started at poll.go:1: sleep at poll.go:2"},
+		{name: "a goroutine blocked beside a janitor is a notice", body: func(t *engine.T) {
+			janitor(t)
+			engine.Go(func() { engine.Sleep(3*time.Second, "late.go:2") }, "late.go:1")
+		}, notice: "started at cache.go:11: recv at cache.go:12"},
 		{name: "a livelock during the test is still a livelock", body: func(t *engine.T) {
 			for {
 				engine.Gosched("live.go:1")
@@ -62,11 +120,16 @@ func TestGoroutinesThatOutliveTheTest(t *testing.T) {
 				t.Fatalf("exploration stopped: %v %v", rep.Err, rep.Limitations)
 			}
 			var got engine.BugKind
+			var bug *engine.Bug
 			if rep.First != nil {
-				got = rep.First.Bug.Kind
+				bug = rep.First.Bug
+				got = bug.Kind
 			}
 			if got != tt.want {
-				t.Fatalf("bug = %v, want kind %q", rep.First.Bug, tt.want)
+				t.Fatalf("bug = %v, want kind %q (background: %v)", bug, tt.want, rep.Background)
+			}
+			if tt.at != "" && rep.First.Bug.Pos != tt.at {
+				t.Errorf("bug at %s, want %s:\n%s", rep.First.Bug.Pos, tt.at, rep.First.Bug.Message)
 			}
 			switch {
 			case tt.notice == "" && rep.Background != nil:

@@ -169,6 +169,10 @@ type vtimer struct {
 	period int64
 	// data belongs to whoever set the timer.
 	data any
+	// site is where the timer was set (a sleep, a time.After, a context's deadline): a timer
+	// set again at a site whose timer fired after the test returned is recurring
+	// (background.go).
+	site Pos
 }
 
 func (c *clock) reset() {
@@ -248,6 +252,9 @@ func (c *clock) fire(e *Exec) {
 			t.seq = c.seq
 			heap.Push(&c.timers, t)
 		}
+		if t.site != "" && e.testReturned() {
+			e.firedAfterTest(t.site)
+		}
 		t.fire(e, t)
 	}
 	c.setDue()
@@ -307,7 +314,7 @@ func Sleep(d time.Duration, pos Pos) {
 		return
 	}
 	g.wakeAt = e.clock.now + int64(d)
-	t := &vtimer{index: -1, fire: wakeSleeper, data: g}
+	t := &vtimer{index: -1, fire: wakeSleeper, data: g, site: pos}
 	e.clock.start(t, d)
 	e.pointWait(g, OpSleep, 0, pos, sleeper{})
 }

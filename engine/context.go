@@ -186,7 +186,7 @@ func withDeadline(e *Exec, g *goroutine, parent context.Context, d time.Time, ca
 	e.point(g, OpContext, obj, pos)
 
 	c := &deadlineCtx{parent: parent, deadline: d, hasTimer: true, cause: cause}
-	c.vt = vtimer{index: -1, fire: fireDeadline, data: c}
+	c.vt = vtimer{index: -1, fire: fireDeadline, data: c, site: pos}
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		c.hasTimer = false
 	}

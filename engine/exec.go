@@ -47,6 +47,10 @@ type goroutine struct {
 	end       goroutineEnd // how its function ended (run)
 
 	wakeAt int64 // OpSleep: virtual time to wake at
+	// served is the position of the last receive or select it completed: a goroutine
+	// blocked there again, after the test returned, is a worker the test never stopped
+	// (background.go).
+	served Pos
 	// parkedEpoch and parkedSince record that synctest.Wait found the goroutine durably
 	// blocked (synctest.go): it still is while the epoch is the execution's and since has
 	// not changed.
@@ -133,10 +137,10 @@ type Exec struct {
 	// parkEpoch counts the returns of synctest.Wait (synctest.go).
 	parkEpoch int
 
-	// strictLeaks is Config.StrictLeaks; testEnd is the virtual time at which the test body
-	// returned (background.go).
+	// strictLeaks is Config.StrictLeaks; recurring holds the sites of the timers that fired
+	// after the test body returned (background.go).
 	strictLeaks bool
-	testEnd     int64
+	recurring   map[Pos]struct{}
 
 	done      chan struct{} // closed-over signal: the execution is over
 	reaped    chan struct{}
@@ -197,6 +201,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	clear(e.watches)
 	e.watches = e.watches[:0]
 	e.cycleSince = -1
+	clear(e.recurring)
 	e.clock.reset()
 	e.rand = nil
 	e.atomics.reset(s)
@@ -307,6 +312,9 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 		}
 	}
 	e.yield(g)
+	if op.Kind == OpRecv || op.Kind == OpSelect {
+		g.served = op.Pos
+	}
 	if g.blockedOn != nil {
 		for _, q := range g.queues {
 			q.remove(g)
@@ -532,17 +540,14 @@ func (e *Exec) terminal() {
 		e.end()
 		return
 	}
-	var b strings.Builder
-	kind := Deadlock
 	if e.gs[0].done {
-		kind = Leak
-		fmt.Fprintf(&b, "the test returned, but %d goroutine(s) stay blocked forever:", len(blocked))
-	} else {
-		fmt.Fprintf(&b, "all goroutines are blocked:")
+		e.leftBlocked(blocked) // background.go
+		return
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "all goroutines are blocked:")
 	writeBlocked(&b, blocked)
-	bug := &Bug{Kind: kind, Message: b.String(), G: blocked[0].id, Pos: blocked[0].pending.Pos}
-	e.fail(bug, nil)
+	e.fail(&Bug{Kind: Deadlock, Message: b.String(), G: blocked[0].id, Pos: blocked[0].pending.Pos}, nil)
 }
 
 // fail records bug as the execution's bug (the first one wins) and ends the execution.

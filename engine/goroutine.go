@@ -221,9 +221,6 @@ func (e *Exec) finish(g *goroutine) {
 	}
 	// Everything this goroutine changes happens before end() wakes the explorer.
 	g.done = true
-	if g.id == 0 {
-		e.testEnd = e.clock.now
-	}
 	e.setEnabled(g, false)
 	if end := &g.end; end.panicked && end.completed {
 		if end.strategy != nil {

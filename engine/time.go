@@ -67,7 +67,7 @@ type timerState struct {
 
 func newTimerState(keep any, c chan time.Time, f func(), period time.Duration, pos Pos) *timerState {
 	s := &timerState{c: c, f: f, pos: pos, keep: keep, dropSteps: -1, frozenSteps: -1}
-	s.vt = vtimer{index: -1, fire: fireTimer, data: s}
+	s.vt = vtimer{index: -1, fire: fireTimer, data: s, site: pos}
 	if period > 0 {
 		s.vt.fire = fireTicker
 		s.vt.period = int64(period)

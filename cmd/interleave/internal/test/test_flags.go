@@ -304,9 +304,11 @@ A goroutine that runs -fair-steps steps in a row (default 1000) while another co
 made to yield, as Go's scheduler lets the other run: a busy-wait without runtime.Gosched is not
 a livelock. A negative -fair-steps turns this off.
 
-Goroutines still running when the test returns (a cache's janitor on a ticker) are given one
-second of virtual time to end; those that go on are a notice, as go test does not fail them,
-unless -strict-leaks makes them a leak. A goroutine blocked forever is always a leak.
+After the test returns, its goroutines run on in virtual time until each has finished, is
+blocked forever, or only recurring timers are left (a ticker, a polling loop). One blocked
+forever sending or locking is a leak, at that operation, whatever the length of the work it
+waited for; one idle in its receiving loop (a worker the test never stopped) and those left on a
+ticker are a notice, as go test does not fail them, unless -strict-leaks makes them leaks.
 
 Virtual time passes a little at every step, faster the longer the program runs without
 blocking, so that a loop bounded by a deadline ends; no faster than 256ns a step while it works

@@ -151,12 +151,15 @@ func describeFileBug(b *schedule.Bug) string {
 }
 
 // ReplayMaxSteps is the Config.MaxSteps to replay f with. A livelock is the step bound being
-// reached, so its replay needs the bound of the recording, which is the bug's step; any other
-// schedule bounds its replay itself (the replay stops when the execution goes past the
-// schedule), so the result is -1, no bound. A replay that continues with another strategy
-// after the schedule should choose its own bound.
+// reached, and so may be a leak (goroutines still running after the test, at the bound, with
+// Config.StrictLeaks): their replay needs the bound of the recording, which is the bug's step.
+// A leak found before the bound ends its execution at the bug's step too (no goroutine was
+// left to run), so that bound changes nothing for it. Any other schedule bounds its replay
+// itself (the replay stops when the execution goes past the schedule), so the result is -1,
+// no bound. A replay that continues with another strategy after the schedule should choose
+// its own bound.
 func ReplayMaxSteps(f *schedule.File) int {
-	if f.Bug != nil && BugKind(f.Bug.Kind) == Livelock {
+	if f.Bug != nil && (BugKind(f.Bug.Kind) == Livelock || BugKind(f.Bug.Kind) == Leak) {
 		return max(f.Bug.Step, 1)
 	}
 	return -1

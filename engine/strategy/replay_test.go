@@ -210,6 +210,52 @@ func TestReplayLivelock(t *testing.T) {
 	}
 }
 
+// TestReplayLeakAtStepBound replays a leak seen at the step bound (issue 47): with
+// -strict-leaks, a goroutine still retrying when the step bound is reached after the test
+// returned is a leak at the bound, and its confirming replay runs to the same bound; it
+// used to run past it ("replay diverged at step 101: the schedule ended after step 100, but
+// the execution goes on") and the report was dropped. A leak found before the bound replays
+// the same with the bound of its step.
+func TestReplayLeakAtStepBound(t *testing.T) {
+	retrying := func(t *engine.T) {
+		engine.Go(func() {
+			for {
+				engine.Gosched("retry.go:2")
+			}
+		}, "retry.go:1")
+	}
+	blocked := func(t *engine.T) {
+		c := engine.MakeChan[int](0, "send.go:1")
+		engine.Go(func() { engine.Send(c, 1, "send.go:3") }, "send.go:2")
+	}
+	for _, tt := range []struct {
+		name  string
+		body  func(*engine.T)
+		bound int
+	}{
+		{"a goroutine retrying at the bound", retrying, 100},
+		{"a goroutine blocked on a send", blocked, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := engine.Run(tt.body, strategy.NewRandom(5), engine.Config{MaxSteps: 100, StrictLeaks: true})
+			if rec.Bug == nil || rec.Bug.Kind != engine.Leak {
+				t.Fatalf("recording: %v", rec.Bug)
+			}
+			if tt.bound > 0 && rec.Bug.Step != tt.bound {
+				t.Fatalf("recorded leak at step %d, want the bound %d", rec.Bug.Step, tt.bound)
+			}
+			f := engine.NewScheduleFile(rec, rpInfo, nil, 1)
+			if got := engine.ReplayMaxSteps(f); got != rec.Bug.Step {
+				t.Errorf("ReplayMaxSteps = %d, want the leak's step %d", got, rec.Bug.Step)
+			}
+			r := engine.Run(tt.body, strategy.NewReplayFile(f), engine.Config{MaxSteps: engine.ReplayMaxSteps(f), StrictLeaks: true})
+			if err := engine.CheckReproduced(f, r); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // TestReplayFromFile goes through a file on disk, and refuses a file of another test.
 func TestReplayFromFile(t *testing.T) {
 	_, f := rpRecord(t, rpDeadlock, 3)

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"strings"
 )
 
 // rangeStmt rewrites a range over a channel into receives, and a range over a map into a
@@ -54,8 +55,40 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 	}
 	if s.Tok == token.ASSIGN {
 		r.rangeAssign(s)
+	} else if s.Tok == token.DEFINE && r.loopVarPerLoop() {
+		r.rangeShared(s)
 	}
 	r.stmts(s.Body.List)
+}
+
+// loopVarPerLoop reports whether the file's language version is older than Go 1.22: a for
+// loop's variables are then one variable per loop, written by every iteration.
+func (r *fileRewriter) loopVarPerLoop() bool {
+	v := r.info.FileVersions[r.file]
+	return v != "" && version.Compare(v, "go1.22") < 0
+}
+
+// rangeShared makes the writes of a range clause's variables declared with := visible, in a
+// file older than Go 1.22 where they are one variable per loop: for _, v := range x { where v
+// is captured by a function literal or has its address taken becomes
+// for _, v := range x { Store(&v, v); — the write the range clause made at the head of the
+// iteration, recorded before the body, with no scheduling point in between, so that a
+// goroutine started by an earlier iteration that reads v races with it, as it does in Go.
+func (r *fileRewriter) rangeShared(s *ast.RangeStmt) {
+	var stores []string
+	for _, e := range []ast.Expr{s.Key, s.Value} {
+		id, ok := e.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		if v, ok := r.info.Defs[id].(*types.Var); ok && r.shared[v] {
+			stores = append(stores, r.eng("Store")+"(&"+id.Name+", "+id.Name+", "+r.pos(id.Pos())+"); ")
+		}
+	}
+	if len(stores) == 0 {
+		return
+	}
+	r.addEdit(s.Body.Lbrace+1, s.Body.Lbrace+1, func() string { return " " + strings.Join(stores, "") })
 }
 
 // rangeAssign rewrites the assignments of a range clause with = (not over a channel) when

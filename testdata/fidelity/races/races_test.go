@@ -36,3 +36,13 @@ func TestLoopVariablePassed(t *testing.T) {
 		t.Fatalf("sum = %d, want 1", got)
 	}
 }
+
+func TestRangeVariableCaptured(t *testing.T) {
+	SumRangeCaptured([]int{1, 2})
+}
+
+func TestRangeVariablePassed(t *testing.T) {
+	if got := SumRange([]int{1, 2}); got != 3 {
+		t.Fatalf("sum = %d, want 3", got)
+	}
+}

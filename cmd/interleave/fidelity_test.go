@@ -22,7 +22,7 @@ func TestFidelityPairs(t *testing.T) {
 		t.Skip("builds ten instrumented test binaries")
 	}
 	type want struct {
-		kind    string // the bug's kind; "race" for a data race (a finding, the test passes); "" for nothing
+		kind    string // the bug's kind; "race" for a data race (a finding, the test passes); "notice" for a pass with a notice; "" for nothing
 		message string // in the bug's message
 	}
 	pairs := map[string]want{
@@ -42,6 +42,9 @@ func TestFidelityPairs(t *testing.T) {
 		"TestAddBeforeGo":          {},
 		"TestLoopVariableCaptured": {kind: "race"},
 		"TestLoopVariablePassed":   {},
+		// The same for a range variable at go1.21 (issue 47).
+		"TestRangeVariableCaptured": {kind: "race"},
+		"TestRangeVariablePassed":   {},
 		// 5. sync.Map's and sync.Pool's edges, and only those.
 		"TestSessionWrittenAfterStore":  {kind: "race"},
 		"TestSessionWrittenBeforeStore": {},
@@ -58,13 +61,20 @@ func TestFidelityPairs(t *testing.T) {
 		// 9. time.Now at package init and in TestMain is on the executions' timeline.
 		"TestUptime":        {},
 		"TestCountWhenWarm": {kind: "fail", message: "counted at an uptime of"},
+		// 10. One leak rule: a deadline shorter than the work leaves the worker blocked on its
+		// send, whatever the work's length; a cache the test never closed is a notice.
+		"TestDeadlineBefore200msOfWork": {kind: "leak", message: "stay blocked forever"},
+		"TestDeadlineBefore2sOfWork":    {kind: "leak", message: "stay blocked forever"},
+		"TestDeadlineBufferedResult":    {},
+		"TestCacheNeverClosed":          {kind: "notice", message: "select at leakrule/fetch.go:37"},
+		"TestCacheClosed":               {},
 	}
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/fidelity")); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0",
-		"./fairness", "./timers", "./randdata", "./races", "./syncmap", "./testinglog", "./stepbound", "./handoff", "./initclock")
+		"./fairness", "./timers", "./randdata", "./races", "./syncmap", "./testinglog", "./stepbound", "./handoff", "./initclock", "./leakrule")
 	if code != 1 {
 		t.Fatalf("interleave test: exit %d, want 1 (bugs found)\nstderr:\n%s", code, errOut)
 	}
@@ -86,6 +96,10 @@ func TestFidelityPairs(t *testing.T) {
 			} else {
 				// Fewer than 10,000 when a systematic member covered the whole space first.
 				t.Logf("%s: nothing in %d schedules", test, *e.Schedules)
+			}
+		case w.kind == "notice":
+			if e.Action != "pass" || races != 0 || !strings.Contains(e.Notice, w.message) {
+				t.Errorf("%s: %s, %d race(s), notice %q: want a pass with a notice mentioning %q", test, e.Action, races, e.Notice, w.message)
 			}
 		case w.kind == "race":
 			if races == 0 {

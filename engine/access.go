@@ -73,3 +73,22 @@ func MakeChanOf[C ~chan T, T any](size int, pos Pos) C {
 func Bind[R any](r R, f func(R, Pos), pos Pos) func() {
 	return func() { f(r, pos) }
 }
+
+// Wrote is the value v of the last result of a return statement that assigns named results,
+// each of ps a pointer to one of them: the scheduling points after v is evaluated, the writes
+// recorded; the return statement makes them. The last typed result is wrapped, so that the
+// type of v is its own (the named results' types could not be inferred from values assignable
+// to them); the results after it, if any, are untyped constants and nil, which evaluate to
+// nothing.
+func Wrote[T any](v T, pos Pos, ps ...any) T {
+	Written(pos, ps...)
+	return v
+}
+
+// Written records the writes of the named results ps (pointers) by a return statement whose
+// results are all untyped constants or nil.
+func Written(pos Pos, ps ...any) {
+	for _, p := range ps {
+		Write((*[2]unsafe.Pointer)(unsafe.Pointer(&p))[1], pos)
+	}
+}

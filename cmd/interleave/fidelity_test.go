@@ -68,13 +68,18 @@ func TestFidelityPairs(t *testing.T) {
 		"TestDeadlineBufferedResult":    {},
 		"TestCacheNeverClosed":          {kind: "notice", message: "select at leakrule/fetch.go:37"},
 		"TestCacheClosed":               {},
+		// 11. A return statement writes the named results, a bare return reads them.
+		"TestBareReturnWhileWorkerWrites":   {kind: "race"},
+		"TestBareReturnAfterWorker":         {},
+		"TestReturnWritesWhileWorkerWrites": {kind: "race"},
+		"TestReturnWithOwnValue":            {},
 	}
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/fidelity")); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0",
-		"./fairness", "./timers", "./randdata", "./races", "./syncmap", "./testinglog", "./stepbound", "./handoff", "./initclock", "./leakrule")
+		"./fairness", "./timers", "./randdata", "./races", "./syncmap", "./testinglog", "./stepbound", "./handoff", "./initclock", "./leakrule", "./results")
 	if code != 1 {
 		t.Fatalf("interleave test: exit %d, want 1 (bugs found)\nstderr:\n%s", code, errOut)
 	}

@@ -72,7 +72,7 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		r.call(x)
 	case *ast.FuncLit:
 		r.types(x.Type)
-		r.stmts(x.Body.List)
+		r.funcBody(x.Type, x.Body)
 	case *ast.CompositeLit:
 		r.types(x.Type)
 		_, isStruct := r.under(x).(*types.Struct)

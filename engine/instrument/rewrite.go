@@ -70,6 +70,9 @@ type fileRewriter struct {
 	// by import name.
 	aliases map[string]*types.Package
 	pkg     *types.Package // the file's package
+	// results is the stack of the result lists of the functions being walked, innermost
+	// last (results.go).
+	results []*ast.FieldList
 }
 
 type edit struct {
@@ -108,7 +111,7 @@ func (r *fileRewriter) rewrite() {
 				r.types(d.Recv)
 			}
 			if d.Body != nil {
-				r.stmts(d.Body.List)
+				r.funcBody(d.Type, d.Body)
 			}
 		case *ast.GenDecl:
 			for _, s := range d.Specs {

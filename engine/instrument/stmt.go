@@ -44,6 +44,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 		for _, e := range x.Results {
 			r.rv(e)
 		}
+		r.returnStmt(x)
 	case *ast.IfStmt:
 		r.stmt(x.Init, true)
 		r.rv(x.Cond)

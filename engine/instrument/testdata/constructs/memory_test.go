@@ -138,3 +138,38 @@ func TestCompositeAndConversions(t *testing.T) {
 		say("switch 2")
 	}
 }
+
+type myErr struct{ s string }
+
+func (e *myErr) Error() string { return e.s }
+
+// namedResults returns through named results that a deferred closure reads and writes (they
+// are shared): return with a concrete error into an error result, with constants only, a
+// bare return, and a return where err is shadowed.
+func namedResults(k int) (n float64, err error) {
+	defer func() {
+		if err != nil {
+			n = -n
+		}
+	}()
+	switch k {
+	case 0:
+		return 2, nil
+	case 1:
+		return float64(k) * 3, &myErr{"one"}
+	case 2:
+		n, err = 4, &myErr{"two"}
+		return
+	}
+	if err := error(&myErr{"shadowed"}); err != nil {
+		return 5, err // problem: the named result err by a return statement is not instrumented: it is shadowed
+	}
+	return
+}
+
+func TestNamedResults(t *testing.T) {
+	for k := range 4 {
+		n, err := namedResults(k)
+		say("named results %d: %v %v", k, n, err)
+	}
+}

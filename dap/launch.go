@@ -598,7 +598,7 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 
 // runCommand is the command that runs the schedule f from its start, as f was recorded (the
 // same scheduling points; the race detector failing at the first race when f's bug is one;
-// the step bound of a livelock).
+// the step bound of a livelock or a leak).
 func (t *target) runCommand(f *schedule.File) control.Command {
 	c := control.Command{Cmd: "run", Steps: f.Steps, DataSeed: f.DataSeed, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
 		Then: t.args.Then, Seed: t.args.Seed}
@@ -607,8 +607,9 @@ func (t *target) runCommand(f *schedule.File) control.Command {
 		switch f.Bug.Kind {
 		case "race":
 			c.Races = "fail"
-		case "livelock":
-			// The bug is the step bound: the same bound reproduces it.
+		case "livelock", "leak":
+			// The bug is the step bound, or may be (goroutines still running after the test
+			// at the bound): the same bound reproduces it (engine.ReplayMaxSteps).
 			c.MaxSteps = max(f.Bug.Step, 1)
 		}
 	}

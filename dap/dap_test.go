@@ -585,7 +585,7 @@ func TestLaunchErrors(t *testing.T) {
 		{"no program", map[string]any{"mode": "explore", "test": "TestX"}, `needs "program"`},
 		{"missing program", map[string]any{"program": filepath.Join(lockorder, "nope")}, "no such file"},
 		{"unknown strategy", map[string]any{"program": lockorder, "strategy": "nope"}, `unknown strategy "nope"`},
-		{"unknown parameter", map[string]any{"program": lockorder, "strategy": "pct", "zz": 1}, `option "zz" is not accepted (accepted: buildFlags, cwd, env, max-steps, mode, points, program, races, scheduleFile, schedules, seed, stopOnEntry, strategy, tags, test, then, time, and the strategies' parameters (`},
+		{"unknown parameter", map[string]any{"program": lockorder, "strategy": "pct", "zz": 1}, `option "zz" is not accepted (accepted: buildFlags, cwd, env, max-steps, mode, points, program, races, scheduleFile, schedules, seed, stopOnEntry, strategy, strict-leaks, tags, test, then, time, and the strategies' parameters (`},
 		{"parameter of another strategy", map[string]any{"program": lockorder, "strategy": "pct", "max": 1}, `pct: unknown parameter "max"`},
 		{"bad schedules", map[string]any{"program": lockorder, "schedules": -1}, "option schedules: -1: want a number of schedules ≥ 0"},
 		{"bad time", map[string]any{"program": lockorder, "time": "soon"}, `option time: "soon": want a duration`},

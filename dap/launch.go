@@ -57,15 +57,17 @@ type launchArgs struct {
 	// The exploration's options (runopts.Options): Points is the scheduling-points mode,
 	// "all" (the default: every shared-memory access is a step) or "sync" (synchronization
 	// only); Races is "report" (the default: races are findings), "fail" (the first race is a
-	// bug) or "off"; maxSteps is the livelock bound (0: the engine's default).
-	Strategy  string `json:"-"`
-	Schedules int    `json:"-"`
-	Seed      uint64 `json:"-"`
-	Points    string `json:"-"`
-	Races     string `json:"-"`
-	params    map[string]string
-	time      time.Duration
-	maxSteps  int
+	// bug) or "off"; maxSteps is the livelock bound (0: the engine's default); strictLeaks
+	// makes every goroutine left after the test a leak, as interleave test's -strict-leaks.
+	Strategy    string `json:"-"`
+	Schedules   int    `json:"-"`
+	Seed        uint64 `json:"-"`
+	Points      string `json:"-"`
+	Races       string `json:"-"`
+	params      map[string]string
+	time        time.Duration
+	maxSteps    int
+	strictLeaks bool
 }
 
 // sessionKeys are the launch attributes of the session itself (launchArgs' JSON fields);
@@ -106,7 +108,7 @@ func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, er
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	a.Strategy, a.params, a.Schedules, a.Seed, a.time = o.Strategy, o.Params, o.Schedules, o.Seed, o.Time
-	a.Points, a.Races, a.maxSteps = o.Points, o.Races, o.MaxSteps
+	a.Points, a.Races, a.maxSteps, a.strictLeaks = o.Points, o.Races, o.MaxSteps, o.StrictLeaks
 	if a.Cwd == "" {
 		a.Cwd, _ = os.Getwd()
 	}
@@ -480,7 +482,7 @@ func (s *Session) explore(t *target) {
 	t.ctl.pmu.Unlock()
 	s.exploring.Store(true)
 	r, err := t.call(control.Command{Cmd: "explore", Strategy: a.Strategy, Params: a.params, Seed: a.Seed, Schedules: a.Schedules, Time: a.time,
-		Points: a.Points, Races: a.Races, MaxSteps: a.maxSteps, G: -1})
+		Points: a.Points, Races: a.Races, MaxSteps: a.maxSteps, StrictLeaks: a.strictLeaks, G: -1})
 	s.exploring.Store(false)
 	if err != nil {
 		s.progressEnd(id, "failed")
@@ -601,7 +603,7 @@ func (s *Session) startReplay(t *target, f *schedule.File) {
 // the step bound of a livelock or a leak).
 func (t *target) runCommand(f *schedule.File) control.Command {
 	c := control.Command{Cmd: "run", Steps: f.Steps, DataSeed: f.DataSeed, ExceptionAt: -1, G: -1, Points: f.Points, RacyPoints: f.RacyPoints, Races: "report",
-		Then: t.args.Then, Seed: t.args.Seed}
+		Then: t.args.Then, Seed: t.args.Seed, StrictLeaks: t.args.strictLeaks}
 	if f.Bug != nil {
 		c.ExceptionAt = f.Bug.Step - 1
 		switch f.Bug.Kind {

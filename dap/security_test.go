@@ -351,7 +351,7 @@ func TestLaunchOptionsRefused(t *testing.T) {
 		opts map[string]any
 		want string
 	}{
-		{map[string]any{"toolexec": "touch " + marker}, `launch: option "toolexec" is not accepted (accepted: buildFlags, cwd, env, max-steps, mode, points, program, races, scheduleFile, schedules, seed, stopOnEntry, strategy, tags, test, then, time, and the strategies' parameters (`},
+		{map[string]any{"toolexec": "touch " + marker}, `launch: option "toolexec" is not accepted (accepted: buildFlags, cwd, env, max-steps, mode, points, program, races, scheduleFile, schedules, seed, stopOnEntry, strategy, strict-leaks, tags, test, then, time, and the strategies' parameters (`},
 		{map[string]any{"junit": filepath.Join(t.TempDir(), "r.xml")}, `launch: option "junit" is not accepted`},
 		{map[string]any{"strategy": "-toolexec=touch " + marker}, `launch: option strategy: "-toolexec=touch `},
 		{map[string]any{"schedules": -1}, `launch: option schedules: -1: want a number of schedules ≥ 0`},

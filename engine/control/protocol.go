@@ -54,6 +54,9 @@ type Command struct {
 	// MaxSteps is the livelock bound (0: the engine's default, or for a run twice the
 	// steps it follows).
 	MaxSteps int `json:"maxSteps,omitempty"`
+	// StrictLeaks makes every goroutine left after the test a leak (engine.Config.StrictLeaks),
+	// as interleave test's -strict-leaks does.
+	StrictLeaks bool `json:"strictLeaks,omitempty"`
 
 	// step: the goroutine to run; -1 for the next step of the schedule.
 	G int `json:"g"`
@@ -61,7 +64,7 @@ type Command struct {
 
 // config is the engine configuration of an exploration or an execution of the session.
 func (c *Command) config(name string) (engine.Config, error) {
-	cfg := engine.Config{Name: name, MaxSteps: c.MaxSteps}
+	cfg := engine.Config{Name: name, MaxSteps: c.MaxSteps, StrictLeaks: c.StrictLeaks}
 	if root, err := store.WorkingModule(); err == nil {
 		cfg.Root = root // bug positions relative to the module, as operations' are
 	}

@@ -181,3 +181,20 @@ func goroutineOp(st *State, g int) string {
 	}
 	return ""
 }
+
+// TestCommandConfigStrictLeaks: the debugger's strict-leaks reaches the engine's
+// configuration, so that its explorations and runs give the verdicts interleave test
+// -strict-leaks gives.
+func TestCommandConfigStrictLeaks(t *testing.T) {
+	var c Command
+	if err := json.Unmarshal([]byte(`{"cmd": "explore", "strictLeaks": true, "g": -1}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.config("TestX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.StrictLeaks {
+		t.Errorf("config %+v: want StrictLeaks", cfg)
+	}
+}

@@ -205,7 +205,7 @@ var options = []Option{
 		}},
 	{Name: "keep-going", Kind: Bool, On: Test, Doc: "explore on after the first bug",
 		set: func(o *Options, v any, _ *Config) error { o.KeepGoing = v.(bool); return nil }},
-	{Name: "strict-leaks", Kind: Bool, On: Test, Doc: "report goroutines still sleeping on a timer as leaks",
+	{Name: "strict-leaks", Kind: Bool, On: Launch | Test, Doc: "report every goroutine left after the test as a leak (a worker never stopped, a ticker's)",
 		set: func(o *Options, v any, _ *Config) error { o.StrictLeaks = v.(bool); return nil }},
 	{Name: "minimize", Kind: Duration, On: Test, Doc: "time spent minimizing a bug's schedule (0: none)",
 		set: func(o *Options, v any, _ *Config) error { o.Minimize = v.(time.Duration); return nil }},

@@ -163,17 +163,17 @@ func mustEval(t *testing.T, p string) string {
 // (skip, junit, ...), and points racy needs the race pass that only interleave test makes.
 func TestParseLaunch(t *testing.T) {
 	cfg := Config{Surface: Launch, DefaultStrategy: "pct", Also: []string{"program"}}
-	o, err := Parse(decodeJSON(t, `{"strategy": "pct:d=2", "k": 40, "schedules": 10, "seed": 7, "time": "1m", "points": "sync", "races": "off", "max-steps": 99, "tags": ["x"]}`, true), cfg)
+	o, err := Parse(decodeJSON(t, `{"strategy": "pct:d=2", "k": 40, "schedules": 10, "seed": 7, "time": "1m", "points": "sync", "races": "off", "max-steps": 99, "strict-leaks": true, "tags": ["x"]}`, true), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{Strategy: "pct", Params: map[string]string{"d": "2", "k": "40"}, Schedules: 10, Seed: 7, Time: 60e9, Points: "sync", Races: "off", MaxSteps: 99, Tags: []string{"x"}}
+	want := Options{Strategy: "pct", Params: map[string]string{"d": "2", "k": "40"}, Schedules: 10, Seed: 7, Time: 60e9, Points: "sync", Races: "off", MaxSteps: 99, StrictLeaks: true, Tags: []string{"x"}}
 	o.given = nil
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("options %+v, want %+v", *o, want)
 	}
 	for _, tc := range []struct{ opts, want string }{
-		{`{"junit": "x.xml"}`, `option "junit" is not accepted (accepted: max-steps, points, program, races, schedules, seed, strategy, tags, time, and the strategies' parameters`},
+		{`{"junit": "x.xml"}`, `option "junit" is not accepted (accepted: max-steps, points, program, races, schedules, seed, strategy, strict-leaks, tags, time, and the strategies' parameters`},
 		{`{"toolexec": "x.sh"}`, `option "toolexec" is not accepted`},
 		{`{"skip": "x"}`, `option "skip" is not accepted`},
 		{`{"points": "racy"}`, `option points: "racy": want "all" or "sync"`},

@@ -103,7 +103,7 @@ func TestGoroutinesThatOutliveTheTest(t *testing.T) {
 				}
 			}, "poll.go:1")
 		}, notice: "started at poll.go:1: sleep at poll.go:2"},
-		{name: "a goroutine blocked beside a janitor is a notice", body: func(t *engine.T) {
+		{name: "a goroutine sleeping beside a janitor runs to its end: the janitor is the notice", body: func(t *engine.T) {
 			janitor(t)
 			engine.Go(func() { engine.Sleep(3*time.Second, "late.go:2") }, "late.go:1")
 		}, notice: "started at cache.go:11: recv at cache.go:12"},

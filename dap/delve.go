@@ -388,8 +388,9 @@ func shorten(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// userTypeName shows the engine's per-schedule test handle, which the instrumenter put where
-// the test says *testing.T (and testing.TB), by the name the developer wrote.
+// userTypeName shows the engine's per-schedule test handle (what the body of a test written
+// against package explore receives; an instrumented test's t is its own *testing.T) by the
+// name of the testing type it stands for.
 func userTypeName(t string) string {
 	return engineTestType.ReplaceAllString(t, "testing.$1")
 }

@@ -33,6 +33,10 @@ type goroutine struct {
 	stackAt  uintptr    // where run's frame was when it began (stackSite)
 	pregrown bool       // it grew its stack as it started (stackSite)
 	fn       func()
+	// test is the test (or subtest) whose function the goroutine runs, or that started it
+	// (CurrentT): a go statement's goroutine belongs to its parent's test, a subtest's own
+	// goroutine to the subtest.
+	test *T
 
 	pending   Op      // the operation it executes when picked
 	done      bool    // returned, or exited

@@ -22,6 +22,7 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 	g := e.newGoroutine(f, pos)
 	if parent != nil {
 		g.parent = parent.id
+		g.test = parent.test
 	}
 	e.raceGo(parent, g)
 	if lazy {
@@ -178,6 +179,11 @@ type goroutineEnd struct {
 	// strategy is the strategy's frames when the panic began in its choice of a step: the
 	// tool's failure, not the program's (strategyPanic).
 	strategy []Frame
+	// testing is the method of package testing that made the goroutine exit ("FailNow",
+	// "SkipNow"), called by testingCaller: the real *testing.T's, from code that was not
+	// instrumented (external.go).
+	testing       string
+	testingCaller Frame
 }
 
 // call calls g's function, recording a panic (recovered) or Goexit in g.end.
@@ -201,6 +207,9 @@ func (e *Exec) recoverPanic(g *goroutine) {
 		// the frame that panicked or faulted.
 		g.end.stack = callers(2)
 		g.end.strategy = strategyPanic()
+		if g.end.pv == nil {
+			g.end.testing, g.end.testingCaller = testingExit()
+		}
 	}
 }
 
@@ -222,6 +231,9 @@ func (e *Exec) finish(g *goroutine) {
 	// Everything this goroutine changes happens before end() wakes the explorer.
 	g.done = true
 	e.setEnabled(g, false)
+	if g.test != nil && (g.end.testing != "" || g.test.root().external != nil) {
+		e.checkExternal(g, nil)
+	}
 	if end := &g.end; end.panicked && end.completed {
 		if end.strategy != nil {
 			e.strategyPanicked(end.pv, end.strategy)

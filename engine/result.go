@@ -171,10 +171,14 @@ func callers(skip int) []Frame {
 
 const enginePkg = "github.com/interleave-dev/interleave/engine."
 
+// harnessPkg prefixes the functions of package harness, which instrumented tests call to run
+// and to reach their per-schedule test: machinery too, in a stack.
+const harnessPkg = "github.com/interleave-dev/interleave/engine/harness."
+
 // hiddenFrame reports whether a frame belongs to the machinery rather than the program.
 func hiddenFrame(fn string) bool {
 	switch {
-	case strings.HasPrefix(fn, enginePkg):
+	case strings.HasPrefix(fn, enginePkg), strings.HasPrefix(fn, harnessPkg):
 		return true
 	case strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "runtime.Gosched"):
 		return true

@@ -119,6 +119,7 @@ func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 		defer t.finish()
 		body(t)
 	}, "")
+	main.test = t
 	e.raceGo(nil, main)
 	e.setEnabled(main, true)
 	e.cur = main
@@ -129,6 +130,9 @@ func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 // collect reaps the goroutines of the execution that ended and returns its result.
 func (r *runner) collect(t *T, wantStacks bool) *Result {
 	e := r.e
+	if t.external != nil {
+		e.checkExternal(nil, t)
+	}
 	var states []GoroutineState
 	if e.result.Bug != nil {
 		states = e.states()

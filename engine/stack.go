@@ -178,7 +178,9 @@ func withoutEngineFrames(b []byte) []byte {
 		}
 		frames = append(frames, lines[i:i+1])
 	}
-	engine := func(f [][]byte) bool { return bytes.HasPrefix(f[0], []byte(enginePkg)) }
+	engine := func(f [][]byte) bool {
+		return bytes.HasPrefix(f[0], []byte(enginePkg)) || bytes.HasPrefix(f[0], []byte(harnessPkg))
+	}
 	var testing [][]byte // a testing.(*T) method the goroutine waits in (subtest.go)
 	for len(frames) > 0 && engine(frames[0]) {
 		for _, m := range []string{"Run", "Parallel"} {

@@ -88,6 +88,7 @@ type stressG struct {
 	goid    int64
 	created Pos
 	index   int // in stressState.all
+	test    *T  // the test whose goroutine it is (CurrentT)
 }
 
 // StressOwner is one iteration of one stress test: its body's goroutine and every goroutine
@@ -356,9 +357,10 @@ func (s *stressState) delay() {
 	time.Sleep(time.Duration(d))
 }
 
-// spawn starts f on a new goroutine of owner o (the caller's owner when o is nil; an
-// untracked goroutine when the caller belongs to no stress test).
+// spawn starts f on a new goroutine of owner o (the caller's owner, and its test, when o is
+// nil; an untracked goroutine when the caller belongs to no stress test).
 func (s *stressState) spawn(o *StressOwner, f func(), pos Pos) {
+	var test *T
 	if o == nil {
 		s.mu.Lock()
 		parent := s.byGP[getg()]
@@ -367,9 +369,9 @@ func (s *stressState) spawn(o *StressOwner, f func(), pos Pos) {
 			go f()
 			return
 		}
-		o = parent.owner
+		o, test = parent.owner, parent.test
 	}
-	g := &stressG{owner: o, created: pos}
+	g := &stressG{owner: o, created: pos, test: test}
 	o.mu.Lock()
 	o.live[g] = struct{}{}
 	o.mu.Unlock()

@@ -13,9 +13,10 @@ import (
 // failure fails the execution. Run reports whether the subtest did not fail (or had not failed
 // when it called Parallel).
 func (t *T) Run(name string, f func(t *T)) bool {
-	sub := &T{e: t.e, name: t.name + "/" + strings.ReplaceAll(name, " ", "_"), parent: t, draw: t.draw}
+	sub := &T{e: t.e, name: t.name + "/" + strings.ReplaceAll(name, " ", "_"), parent: t, draw: t.draw, handle: t.handle}
 	sub.paused = MakeChan[struct{}](0, "testing.T.Run")
 	Go(func() {
+		sub.enter()
 		defer sub.finish()
 		f(sub)
 	}, "testing.T.Run")

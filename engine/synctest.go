@@ -10,10 +10,11 @@ import "time"
 // execution's own timeline when it ends; synctest.Wait blocks until every other goroutine of
 // the execution is blocked.
 
-// SynctestTest is synctest.Test(t, f). Inside the bubble time does not pass while goroutines
+// SynctestTest is synctest.Test(t, f), for the test's *testing.T (an instrumented test's) or
+// the engine's T. Inside the bubble time does not pass while goroutines
 // run (clock.stand), as in Go's: a test that sleeps exactly as long as a timer it armed sees
 // both fire at the same instant.
-func SynctestTest(t *T, f func(*T), pos Pos) {
+func SynctestTest[H any](t H, f func(H), pos Pos) {
 	if e, g := current(pos); g != nil {
 		e.clock.stand(true)
 		origin := e.clock.origin

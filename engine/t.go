@@ -29,6 +29,11 @@ type T struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	parent   *T // the test of a subtest (Run)
+	// handle is the test's own handle (Bind), its real *testing.T; external probes the real
+	// test's marks, and extFailed and extSkipped are the marks already seen (external.go).
+	handle                any
+	external              func() (failed, skipped bool)
+	extFailed, extSkipped bool
 	// completed is set once the test's function, its subtests and its cleanups are done:
 	// logging or failing then panics, as in Go.
 	completed bool
@@ -68,8 +73,29 @@ func NewStressT(name string, draw func(name string, sample func(*rand.Rand) floa
 func RunStress(t *T, body func(*T)) (returned bool) {
 	defer t.removeTempDirs()
 	defer t.finish()
+	defer t.stressExternal()
+	t.enter()
 	body(t)
 	return true
+}
+
+// stressExternal turns the marks of the real test behind the stress-mode t (External) into
+// its failure or skip, once its function is over.
+func (t *T) stressExternal() {
+	if t.external == nil {
+		return
+	}
+	failed, skipped := t.external()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if failed && !t.extFailed {
+		t.failed = true
+		if t.failure == nil {
+			t.failure = &Bug{Kind: Fail, Message: "the real *testing.T was marked failed by code that was not instrumented: its message is in the test's output"}
+		}
+	} else if skipped && !t.extSkipped {
+		t.skipped = true
+	}
 }
 
 // StressResult is what a stress-mode iteration's handle recorded.

@@ -1,60 +1,26 @@
 // Package harness is what an instrumented test calls: the instrumenter renames each TestXxx
 // of the user's package and gives it a TestXxx that hands the original body, rewritten, to
-// RunTest; where the test's code says testing.TB it puts TB, whose implementation is the
-// per-schedule T. RunTest explores the body as the interleave command configured it through
-// the environment (see package explore); when the debug adapter launched the test, it serves
-// the debugging session (package control), and when the interleave stress command runs it, it
+// RunTest. The body keeps its *testing.T: it receives the test's own, and the instrumented
+// code's calls of its methods (and of a testing.TB's, and of an interface's with the same
+// methods) go through OfT, OfTB, Of and Run to the execution's per-schedule test, engine.T
+// (hooks.go). RunTest explores the body as the interleave command configured it through the
+// environment (see package explore); when the debug adapter launched the test, it serves the
+// debugging session (package control), and when the interleave stress command runs it, it
 // joins the stress driver (package stress).
 //
 // Like every package compiled into test binaries, it uses the standard library only.
 package harness
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/stress"
 )
-
-// T is the per-schedule test handle an instrumented test's body receives.
-type T = engine.T
-
-// TB is the interface of the per-schedule test handle that the instrumenter puts where a
-// test's code says testing.TB.
-type TB interface {
-	ArtifactDir() string
-	Attr(key, value string)
-	Chdir(dir string)
-	Cleanup(f func())
-	Context() context.Context
-	Error(args ...any)
-	Errorf(format string, args ...any)
-	Fail()
-	FailNow()
-	Failed() bool
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-	Helper()
-	Log(args ...any)
-	Logf(format string, args ...any)
-	Name() string
-	Output() io.Writer
-	Setenv(key, value string)
-	Skip(args ...any)
-	SkipNow()
-	Skipf(format string, args ...any)
-	Skipped() bool
-	TempDir() string
-}
-
-var _ TB = (*T)(nil)
 
 // openEvents opens the event stream file the interleave command named in INTERLEAVE_EVENTS;
 // nil when there is none.
@@ -75,8 +41,10 @@ func openEvents() *os.File {
 // original body, rewritten) as explore.Test does, configured by the INTERLEAVE_* environment the
 // interleave command sets, streams progress and the result as events, and minimizes the
 // schedule of a bug before saving it (INTERLEAVE_MINIMIZE, a duration; 0 turns it off).
-func RunTest(t *testing.T, body func(*T)) {
+func RunTest(t *testing.T, test func(*testing.T)) {
 	t.Helper()
+	body := Body(t, test)
+	defer bound.Delete(t)
 	if addr := os.Getenv("INTERLEAVE_DEBUG"); addr != "" {
 		control.Serve(t, body, addr)
 		return

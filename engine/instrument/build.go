@@ -179,6 +179,12 @@ type Config struct {
 // virtual clock's — a start date the test computes is 26 years in the past for the library,
 // and a job waiting on the real AfterFunc is a deadlock to the engine (29 of gocron v2's tests
 // failed so; instrumented, they pass).
+//
+// None is here for the test's *testing.T: it keeps its type (handle.go), so a module that
+// takes it builds instrumented or not. Instrumented, testify's assertions (and goleak's
+// VerifyNone) report through the execution's test, with their messages in the bug; were they
+// not instrumented, they would still build, and their failures would be seen
+// (engine/external.go) without their messages.
 var AlwaysInstrumented = []string{"github.com/stretchr/testify", "golang.org/x/sync", "go.uber.org/goleak", "github.com/jonboulle/clockwork"}
 
 // Package is one instrumented test package.

@@ -62,14 +62,6 @@ func (r *fileRewriter) funcValue(e ast.Expr, sp special) {
 		r.problem(e.Pos(), "function value %s is not instrumented: its parameter or result types cannot be named here", r.orig(e))
 		return
 	}
-	switch x := e.(type) {
-	case *ast.IndexExpr:
-		r.types(x.Index)
-	case *ast.IndexListExpr:
-		for _, t := range x.Indices {
-			r.types(t)
-		}
-	}
 	p := r.pos(e.Pos())
 	r.set(e, func() string {
 		return r.engineLit(sh, func(args []string) string {
@@ -192,7 +184,6 @@ func (r *fileRewriter) args(list []ast.Expr) func() []string {
 
 func (r *fileRewriter) call(c *ast.CallExpr) {
 	if tv, ok := r.info.Types[c.Fun]; ok && tv.IsType() {
-		r.types(c.Fun)
 		for _, a := range c.Args {
 			r.rv(a)
 		}

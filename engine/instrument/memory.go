@@ -71,10 +71,8 @@ func (r *fileRewriter) rv(e ast.Expr) {
 	case *ast.CallExpr:
 		r.call(x)
 	case *ast.FuncLit:
-		r.types(x.Type)
 		r.funcBody(x.Type, x.Body)
 	case *ast.CompositeLit:
-		r.types(x.Type)
 		_, isStruct := r.under(x).(*types.Struct)
 		for _, el := range x.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok {
@@ -97,7 +95,6 @@ func (r *fileRewriter) rv(e ast.Expr) {
 		r.rv(x.Max)
 	case *ast.TypeAssertExpr:
 		r.rv(x.X)
-		r.types(x.Type)
 	case *ast.KeyValueExpr:
 		r.rv(x.Key)
 		r.rv(x.Value)

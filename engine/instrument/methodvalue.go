@@ -10,11 +10,15 @@ import (
 	"strings"
 )
 
-// methodValue handles x.M used as a value (not called). The method value of a method the
+// methodValue handles x.M used as a value (not called), or as the function of a call that is
+// not a special's. A test handle's method goes through the harness (handleMethod). The method value of a method the
 // engine replaces (wg.Add, mu.TryLock, c.Add of an atomic.Int64, rw.RLocker, l.Lock of a
 // sync.Locker, ...) becomes a function that calls the engine: the receiver is evaluated, and
 // its address taken, once, where the method value is, as Go does.
 func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
+	if r.handleMethod(x, sel) {
+		return
+	}
 	fn, _ := sel.Obj().(*types.Func)
 	if fn != nil {
 		if sp, ok := specialOf(fn); ok && sp.method && r.boundSpecial(x, sel, fn, sp) {

@@ -45,8 +45,8 @@ func (r *fileRewriter) output() []byte {
 		fmt.Fprintf(&sb, "\nfunc %s(t *%s.T) { %s.RunTest(t, __il%s) }\n", name, r.testingImport(), harnessName, name)
 	}
 	// The rewrite may remove every use of an import of these packages (a file whose only
-	// use of runtime is runtime.Gosched, a helper file that uses testing only in signatures
-	// such as func helper(t testing.TB), which become the harness's TB): keep them used.
+	// use of runtime is runtime.Gosched, whose only use of testing/synctest is synctest.Test):
+	// keep them used.
 	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background",
 		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose", "testing/synctest": "Wait", "hash/maphash": "MakeSeed"}
 	for _, imp := range r.file.Imports {

@@ -48,10 +48,6 @@ type fileRewriter struct {
 	base    int
 	posName string // the file name in positions passed to the engine
 	isTest  bool
-	// testHelpers is set for a file that is not a test file but imports package testing (a
-	// test-utility package, its assertions taking *testing.T): its testing.T and testing.TB
-	// are the harness's too, so that tests can pass it their per-schedule handle.
-	testHelpers bool
 	// pin, when set, is the language version the copy is compiled at (see langversion.go);
 	// with pinAll the file is copied even if nothing in it is rewritten.
 	pin    string
@@ -90,7 +86,7 @@ func newFileRewriter(fset *token.FileSet, pkg *types.Package, info *types.Info, 
 	return &fileRewriter{
 		fset: fset, pkg: pkg, info: info, file: file, src: src,
 		base:    fset.File(file.Pos()).Base(),
-		posName: posName, isTest: isTest, testHelpers: !isTest && importsPath(file, "testing"),
+		posName: posName, isTest: isTest,
 		repl:   make(map[ast.Node]func() string),
 		shared: make(map[*types.Var]bool),
 		used:   make(map[string]string),
@@ -106,10 +102,6 @@ func (r *fileRewriter) rewrite() {
 			if r.isTest {
 				r.testFunc(d)
 			}
-			r.types(d.Type)
-			if d.Recv != nil {
-				r.types(d.Recv)
-			}
 			if d.Body != nil {
 				r.funcBody(d.Type, d.Body)
 			}
@@ -117,12 +109,9 @@ func (r *fileRewriter) rewrite() {
 			for _, s := range d.Specs {
 				switch s := s.(type) {
 				case *ast.ValueSpec:
-					r.types(s.Type)
 					for _, v := range s.Values {
 						r.rv(v)
 					}
-				case *ast.TypeSpec:
-					r.types(s.Type)
 				}
 			}
 		}

@@ -76,11 +76,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 			r.rv(a.X.(*ast.TypeAssertExpr).X)
 		}
 		for _, cc := range x.Body.List {
-			cc := cc.(*ast.CaseClause)
-			for _, e := range cc.List {
-				r.types(e)
-			}
-			r.stmts(cc.Body)
+			r.stmts(cc.(*ast.CaseClause).Body)
 		}
 	case *ast.SelectStmt:
 		r.selectStmt(x)
@@ -91,7 +87,6 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 			for _, sp := range gd.Specs {
 				switch sp := sp.(type) {
 				case *ast.ValueSpec:
-					r.types(sp.Type)
 					if len(sp.Names) == 2 && len(sp.Values) == 1 {
 						r.commaOk(sp.Values[0])
 						continue
@@ -99,8 +94,6 @@ func (r *fileRewriter) stmt(s ast.Stmt, simple bool) {
 					for _, v := range sp.Values {
 						r.rv(v)
 					}
-				case *ast.TypeSpec:
-					r.types(sp.Type)
 				}
 			}
 		}

@@ -1,7 +1,7 @@
 package instrument
 
-// Test functions: each TestXxx runs its body once per schedule through the harness, and
-// testing.T and testing.TB in a test file become the harness's types.
+// Test functions: each TestXxx runs its body once per schedule through the harness, with its
+// own *testing.T; the calls of a test handle's methods go to the harness (handle.go).
 
 import (
 	"go/ast"
@@ -73,29 +73,6 @@ func (r *fileRewriter) isTestingType(e ast.Expr, name string, ptr bool) bool {
 	}
 	tn, ok := r.info.Uses[sel.Sel].(*types.TypeName)
 	return ok && tn.Pkg() != nil && tn.Pkg().Path() == "testing" && tn.Name() == name
-}
-
-// types rewrites testing.T and testing.TB in type expressions to the harness's types, so that
-// test helpers take the per-schedule test handle.
-func (r *fileRewriter) types(n ast.Node) {
-	if n == nil || !(r.isTest || r.testHelpers) {
-		return
-	}
-	ast.Inspect(n, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			for _, name := range []string{"T", "TB"} {
-				if r.isTestingType(n, name, false) {
-					r.used[harnessName] = harnessPath
-					r.set(n, func() string { return harnessName + "." + name })
-					return false
-				}
-			}
-		case *ast.FuncLit, *ast.BlockStmt:
-			return false // bodies are walked as code
-		}
-		return true
-	})
 }
 
 // importsPath reports whether file imports the package path.

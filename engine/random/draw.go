@@ -8,7 +8,7 @@ import (
 )
 
 // TB is the part of a test handle Draw needs: *testing.T and *testing.B have it, and so does
-// the per-schedule handle an instrumented test receives.
+// the engine's per-schedule test, which an instrumented test's *testing.T stands for.
 type TB interface {
 	Name() string
 	Helper()
@@ -22,6 +22,15 @@ type drawer interface {
 	Draw(name string, sample func(*rand.Rand) float64) float64
 }
 
+// resolveHandle, when set, returns the handle that stands for t in the calling goroutine:
+// package harness sets it, so that an instrumented test's own *testing.T draws from the
+// execution's (or the stress iteration's) source, as its per-schedule test does.
+var resolveHandle func(TB) TB
+
+// ResolveHandles sets the function Draw asks for the handle that stands for a test's t (see
+// resolveHandle). It is package harness's to call, once, as it is initialized.
+func ResolveHandles(f func(TB) TB) { resolveHandle = f }
+
 // Draw returns a value for the test's input called name, drawn from d — or from the
 // distribution the configuration file (ConfigFile, in the package's directory) gives the
 // input for this test, which overrides d (§4.1: the distribution "that best models the
@@ -30,6 +39,9 @@ type drawer interface {
 // a randomly seeded source. A configuration file that cannot be read, or whose distribution
 // for name does not fit T, fails the test with the file and field.
 func Draw[T Number](t TB, name string, d Dist[T]) T {
+	if resolveHandle != nil {
+		t = resolveHandle(t)
+	}
 	t.Helper()
 	cfg, err := packageConfig()
 	if err != nil {

@@ -336,9 +336,20 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	}
 	buildStart := time.Now()
 	ctx := s.ctx
-	flags := append(append([]string(nil), a.BuildFlags...), "-gcflags=all=-N -l")
+	flags := append([]string(nil), a.BuildFlags...)
+	var modules []string
+	if t.file != nil {
+		// A replay builds the test as its schedule was found: the modules instrumented on
+		// request and the build flags the file records (only flags that run nothing).
+		if err := instrument.CheckRecordedFlags(a.ScheduleFile, t.file.BuildFlags); err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+		flags = append(flags, t.file.BuildFlags...)
+		modules = t.file.Instrument
+	}
+	flags = append(flags, "-gcflags=all=-N -l")
 	res, err := instrument.Build(ctx, instrument.Config{Dir: t.moduleDir, Patterns: []string{"./" + filepath.ToSlash(rel)}, BuildFlags: flags,
-		Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})
+		Modules: modules, Work: filepath.Join(t.work, "build"), Cache: s.cfg.Cache, Output: outputWriter{s, "stderr"}})
 	if err != nil {
 		s.progressEnd(buildID, "build failed")
 	} else if res.Cached {

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,12 +44,26 @@ func NewScheduleFile(r *Result, info TestInfo, s Strategy, execution int) *sched
 		f.Bug = fileBug(r.Bug)
 	}
 	f.DataSeed = r.DataSeed
+	f.Instrument, f.BuildFlags = recordedBuild()
 	if r.RacyPoints != nil {
 		// The points of this execution: the racy accesses may have grown during the
 		// exploration (Explore), and the schedule replays only with the same ones.
 		f.Points, f.RacyPoints = PointsRacy.String(), r.RacyPoints
 	}
 	return f
+}
+
+// recordedBuild returns how the test binary was built, as the interleave command that built
+// it says in its environment (instrument.Package.BuildEnv): the modules instrumented on
+// request and the build flags that change what it does; nil for a binary built otherwise.
+func recordedBuild() (instrument, flags []string) {
+	if m := os.Getenv("INTERLEAVE_INSTRUMENT"); m != "" {
+		instrument = strings.Split(m, ",")
+	}
+	if f := os.Getenv("INTERLEAVE_BUILD_FLAGS"); f != "" {
+		json.Unmarshal([]byte(f), &flags) // a malformed value records nothing
+	}
+	return instrument, flags
 }
 
 // fileBug converts a bug to its plain-data form.

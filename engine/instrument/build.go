@@ -203,13 +203,25 @@ type Package struct {
 	// Uninstrumented lists the modules of packages the test binary links that were not
 	// instrumented, so that the engine can name the one a goroutine blocks in (BuildEnv).
 	Uninstrumented []string
+	// Instrument is Config.Modules, and RecordedFlags the build flags that change what the
+	// binary does (-tags, -race, …; see recordedFlags): the binary's schedules record them
+	// (BuildEnv), so that a replay builds it the same way.
+	Instrument    []string `json:",omitempty"`
+	RecordedFlags []string `json:",omitempty"`
 }
 
 // BuildEnv is the environment that tells a test binary about its build: its identity
-// (INTERLEAVE_BUILD) and the modules it links that were not instrumented
-// (INTERLEAVE_UNINSTRUMENTED, comma-separated).
+// (INTERLEAVE_BUILD), the modules it links that were not instrumented
+// (INTERLEAVE_UNINSTRUMENTED, comma-separated), and what its schedules record of how it was
+// built: the modules instrumented on request (INTERLEAVE_INSTRUMENT, comma-separated) and the
+// build flags (INTERLEAVE_BUILD_FLAGS, a JSON array).
 func (p *Package) BuildEnv() []string {
-	return []string{"INTERLEAVE_BUILD=" + p.Build, "INTERLEAVE_UNINSTRUMENTED=" + strings.Join(p.Uninstrumented, ",")}
+	flags, _ := json.Marshal(p.RecordedFlags)
+	if len(p.RecordedFlags) == 0 {
+		flags = nil
+	}
+	return []string{"INTERLEAVE_BUILD=" + p.Build, "INTERLEAVE_UNINSTRUMENTED=" + strings.Join(p.Uninstrumented, ","),
+		"INTERLEAVE_INSTRUMENT=" + strings.Join(p.Instrument, ","), "INTERLEAVE_BUILD_FLAGS=" + string(flags)}
 }
 
 // Result is what Build made.
@@ -568,6 +580,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 			return nil, err
 		}
 		pkg.Uninstrumented = uninstrumentedModules(t.main, instrumented)
+		pkg.Instrument, pkg.RecordedFlags = cfg.Modules, recordedFlags(cfg.BuildFlags)
 		// Named by the exact import path: packages whose paths flatten alike (a/b and a_b)
 		// each get their own binary, never the one built last.
 		pkg.Binary = filepath.Join(cfg.Work, "bin", findings.FileStem(pkg.ImportPath)+".test")

@@ -44,16 +44,18 @@ type (
 		Version json.RawMessage `json:"version"`
 	}
 	wireFile struct {
-		Test      *Test             `json:"test"`
-		Strategy  *Strategy         `json:"strategy"`
-		Execution int               `json:"execution"`
-		Points    string            `json:"points"`
-		Racy      []string          `json:"racyPoints"`
-		DataSeed  string            `json:"dataSeed"`
-		Result    *wireResult       `json:"result"`
-		Bug       *wireBug          `json:"bug"`
-		Steps     *[]wireStep       `json:"steps"`
-		Source    map[string]Anchor `json:"source"`
+		Test       *Test             `json:"test"`
+		Instrument []string          `json:"instrument"`
+		BuildFlags []string          `json:"buildFlags"`
+		Strategy   *Strategy         `json:"strategy"`
+		Execution  int               `json:"execution"`
+		Points     string            `json:"points"`
+		Racy       []string          `json:"racyPoints"`
+		DataSeed   string            `json:"dataSeed"`
+		Result     *wireResult       `json:"result"`
+		Bug        *wireBug          `json:"bug"`
+		Steps      *[]wireStep       `json:"steps"`
+		Source     map[string]Anchor `json:"source"`
 	}
 	wireResult struct {
 		Steps       int    `json:"steps"`
@@ -131,6 +133,7 @@ func decode(data []byte, path string) (*File, error) {
 		return nil, errorf(path, ErrMissing, 0, 0, "missing required field \"test\"")
 	}
 	f.Test = *w.Test
+	f.Instrument, f.BuildFlags = w.Instrument, w.BuildFlags
 	if w.Strategy != nil {
 		f.Strategy = *w.Strategy
 		if len(f.Strategy.Params) == 0 {

@@ -26,6 +26,12 @@ func (f *File) Encode(w io.Writer) error {
 	fmt.Fprintf(&b, "  \"format\": %s,\n", marshal(FormatName))
 	fmt.Fprintf(&b, "  \"version\": %d,\n", Version)
 	fmt.Fprintf(&b, "  \"test\": %s,\n", marshal(f.Test))
+	if len(f.Instrument) > 0 {
+		fmt.Fprintf(&b, "  \"instrument\": %s,\n", marshal(f.Instrument))
+	}
+	if len(f.BuildFlags) > 0 {
+		fmt.Fprintf(&b, "  \"buildFlags\": %s,\n", marshal(f.BuildFlags))
+	}
 	if f.Strategy.Name != "" || len(f.Strategy.Params) > 0 {
 		fmt.Fprintf(&b, "  \"strategy\": %s,\n", marshal(f.Strategy))
 	}

@@ -61,6 +61,13 @@ const OldestVersion = 1
 type File struct {
 	// Test is what was tested.
 	Test Test
+	// Instrument lists the modules instrumented besides the main module and those always
+	// instrumented (interleave test -instrument), and BuildFlags the build flags that change
+	// what the test binary does (-tags, -race, …): a replay, a minimization or a debugging
+	// session of the schedule builds the test so again. Files written before they were
+	// recorded have neither, and are built without.
+	Instrument []string
+	BuildFlags []string
 	// Strategy is the strategy that produced the schedule, with the parameters of the
 	// execution (a randomized strategy's include its seed).
 	Strategy Strategy

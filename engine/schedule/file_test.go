@@ -73,6 +73,11 @@ func TestScheduleFileRoundTrip(t *testing.T) {
 		{"full", sampleFile()},
 		{"minimal", &schedule.File{Test: schedule.Test{Package: "p", Name: "TestA"}}},
 		{"no bug", func() *schedule.File { f := sampleFile(); f.Bug = nil; return f }()},
+		{"built with flags", func() *schedule.File {
+			f := sampleFile()
+			f.Instrument, f.BuildFlags = []string{"example.com/dep", "example.com/other"}, []string{"-tags=integration", "-race"}
+			return f
+		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := encode(t, tc.f)

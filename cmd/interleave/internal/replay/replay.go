@@ -107,7 +107,7 @@ var errStopped = fmt.Errorf("stopped as asked")
 
 // BuildFor instruments and builds the package of the schedule file f, found from the file's
 // own location (the results store is at its module's root) or else from the working
-// directory.
+// directory, as the schedule was found (its Instrument and BuildFlags).
 func BuildFor(ctx context.Context, path string, f *schedule.File, work string) (*instrument.Package, error) {
 	var dirs []string
 	if abs, err := filepath.Abs(path); err == nil {
@@ -120,7 +120,13 @@ func BuildFor(ctx context.Context, path string, f *schedule.File, work string) (
 	if err != nil {
 		return nil, fmt.Errorf("the schedule %s: %w", path, err)
 	}
-	res, err := instrument.Build(ctx, instrument.Config{Dir: root, Patterns: []string{f.Test.Package}, Work: work})
+	// Built as the schedule was found: with the modules instrumented on request and the
+	// build flags it records (a file is data: only flags that run nothing are taken).
+	if err := instrument.CheckRecordedFlags(path, f.BuildFlags); err != nil {
+		return nil, err
+	}
+	res, err := instrument.Build(ctx, instrument.Config{Dir: root, Patterns: []string{f.Test.Package}, Work: work,
+		Modules: f.Instrument, BuildFlags: f.BuildFlags})
 	if err != nil {
 		var ie *instrument.Error
 		if errors.As(err, &ie) {

@@ -390,7 +390,8 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 		}
 	}
 	res := &Result{}
-	rewritten := map[string]string{} // original file -> rewritten file
+	rewritten := map[string]string{}   // original file -> rewritten file
+	explain := map[string]failedFile{} // what a failed build says of each rewritten file
 	var mainModule *packages.Module
 	others := map[string]*packages.Module{} // instrumented modules besides the main one, by directory
 	instrumented := func(p *packages.Package) bool {
@@ -489,6 +490,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 				return
 			}
 			rewritten[name] = dst
+			explain[filepath.Clean(name)] = failedFile{dst: dst, module: p.Module.Path, main: p.Module.Main, uninstrumented: uninstrumentedImports(p, instrumented)}
 			res.Files++
 			res.addPoints(p.Module.Dir, out)
 		}
@@ -601,7 +603,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 			if cfg.Output != nil {
 				cfg.Output.Write(out.Bytes())
 			}
-			return nil, &Error{"build " + pkg.ImportPath, out.String()}
+			return nil, &Error{"build " + pkg.ImportPath, explainFailure(out.String(), cfg.Dir, explain)}
 		}
 		res.Packages = append(res.Packages, pkg)
 	}

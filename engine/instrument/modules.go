@@ -35,6 +35,18 @@ func uninstrumentedModules(root *packages.Package, instrumented func(*packages.P
 	return out
 }
 
+// uninstrumentedImports returns the packages p imports that were not instrumented, by package
+// name and by import path, with their modules (explainFailure).
+func uninstrumentedImports(p *packages.Package, instrumented func(*packages.Package) bool) map[string]string {
+	out := map[string]string{}
+	for _, imp := range p.Imports {
+		if imp.Module != nil && imp.Module.Path != runtimeModule && !instrumented(imp) {
+			out[imp.Name], out[imp.PkgPath] = imp.Module.Path, imp.Module.Path
+		}
+	}
+	return out
+}
+
 // modFile makes the alternate go.mod that requires the runtime copy, and returns the go
 // command flags that use it. The main module's own go.mod and go.sum are not touched.
 func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, replaces []string) ([]string, error) {

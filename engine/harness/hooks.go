@@ -154,3 +154,23 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 func RunOf(t *testing.T) func(string, func(*testing.T)) bool {
 	return func(name string, f func(*testing.T)) bool { return Run(t, name, f) }
 }
+
+// ParallelOf is the method value x.Parallel of an interface value x (one that embeds
+// testing.TB and adds Parallel, say): the engine's T's when x holds the *testing.T of a test
+// under control.
+func ParallelOf(x interface{ Parallel() }) func() {
+	if et := resolve(x); et != nil {
+		return et.Parallel
+	}
+	return x.Parallel
+}
+
+// DeadlineOf is ParallelOf for Deadline.
+func DeadlineOf(x interface {
+	Deadline() (deadline time.Time, ok bool)
+}) func() (time.Time, bool) {
+	if et := resolve(x); et != nil {
+		return et.Deadline
+	}
+	return x.Deadline
+}

@@ -10,6 +10,7 @@ package instrument
 //	tb.Log(x)             ->  __ilh.OfTB(tb).Log(x)
 //	h.Errorf(format, x)   ->  __ilh.Of(h).Errorf(format, x)
 //	t.Run(name, f)        ->  __ilh.RunOf(t)(name, f)
+//	x.Parallel()          ->  __ilh.ParallelOf(x)()        (x an interface, not a *testing.T)
 //	f := w.Fatalf         ->  f := __ilh.OfTB(w.TB).Fatalf   (w embeds a testing.TB)
 
 import (
@@ -126,7 +127,8 @@ func isTesting(t types.Type, name string) bool {
 }
 
 // handleKind says what the harness takes a method's receiver of type t as: "OfT" for a
-// *testing.T, "OfTB" for a testing.TB (or a type parameter constrained by it), "Of" for an
+// *testing.T, "OfTB" for a testing.TB (an interface that embeds it, a type parameter
+// constrained by it), "Of" for an
 // interface whose methods all have testing.TB's signatures, "" for anything else.
 func handleKind(t types.Type) string {
 	if p, ok := t.(*types.Pointer); ok {
@@ -150,6 +152,11 @@ func handleKind(t types.Type) string {
 	it, ok := t.Underlying().(*types.Interface)
 	if !ok || it.NumMethods() == 0 {
 		return ""
+	}
+	for i := 0; i < it.NumMethods(); i++ {
+		if m := it.Method(i); m.Name() == "private" && m.Pkg() != nil && m.Pkg().Path() == "testing" {
+			return "OfTB" // it embeds testing.TB: its values are testing.TBs
+		}
 	}
 	for i := 0; i < it.NumMethods(); i++ {
 		if !matches(it.Method(i)) {
@@ -198,7 +205,7 @@ func (r *fileRewriter) handleMethod(x *ast.SelectorExpr, sel *types.Selection) b
 	switch {
 	case kind == "":
 		return false
-	case want.tOnly && kind != "OfT":
+	case fn.Name() == "Run" && kind != "OfT":
 		return false
 	case kind == "Of" && !matches(fn):
 		return false
@@ -210,8 +217,13 @@ func (r *fileRewriter) handleMethod(x *ast.SelectorExpr, sel *types.Selection) b
 		for _, f := range path {
 			recv += "." + f
 		}
-		if fn.Name() == "Run" {
+		switch {
+		case fn.Name() == "Run":
 			return harnessName + ".RunOf(" + recv + ")"
+		case want.tOnly && kind != "OfT":
+			// Parallel or Deadline of a testing.TB that has them (an interface that embeds
+			// it and adds them) or of an interface of TB methods: a hook of its own.
+			return harnessName + "." + fn.Name() + "Of(" + recv + ")"
 		}
 		return harnessName + "." + kind + "(" + recv + ")." + fn.Name()
 	})

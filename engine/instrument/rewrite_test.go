@@ -73,6 +73,20 @@ func TestRewriteConstructs(t *testing.T) {
 	t.Run("rand", func(t *testing.T) {
 		compareDraws(t, instrumented, again)
 	})
+	t.Run("handles", func(t *testing.T) {
+		// The test's *testing.T keeps its type; its methods go through the harness, each
+		// kind of receiver through its hook (handle.go).
+		out := rewrittenFile(t, work, "handles_test.go")
+		for _, hook := range []string{"__ilh.OfT(embedsT{", "}.T).Name()", "__ilh.OfTB(embedsTB{", "}.TB).Name()", "__ilh.Of(h).Helper()",
+			"__ilh.OfTB(x).Name()", "__ilh.Of(l).Logf(", "__ilh.OfTB(tb).Helper()", "__ilh.RunOf(", "__ilh.ParallelOf(x)", ")).Cleanup(", ")).Name\n"} {
+			if !strings.Contains(out, hook) {
+				t.Errorf("handles_test.go rewritten lacks %s:\n%s", hook, out)
+			}
+		}
+		if strings.Contains(out, "harness.T") || strings.Contains(out, "__ilh.T ") {
+			t.Errorf("handles_test.go rewritten names the harness's types:\n%s", out)
+		}
+	})
 	t.Run("maphash", func(t *testing.T) {
 		// A seed's hashes differ from process to process whatever the seed (the runtime's
 		// hash keys are random), so the runs cannot compare them: the rewritten file must call

@@ -15,6 +15,11 @@ type embedsTB struct{ testing.TB }
 
 type helperOnly interface{ Helper() }
 
+type extendedTB interface {
+	testing.TB
+	Parallel()
+}
+
 type logfer interface {
 	Logf(format string, args ...any)
 }
@@ -30,6 +35,10 @@ func TestHandles(t *testing.T) {
 	say("embedded testing.TB: %s", embedsTB{t}.Name())
 	var h helperOnly = t
 	h.Helper()
+	var x extendedTB = t
+	say("interface embedding testing.TB: %s", x.Name())
+	parallel := x.Parallel // not called: a top-level Parallel changes the order of go test's output
+	_ = parallel
 	var l logfer = t
 	l.Logf("through an interface of testing.TB's methods")
 	say("generic: %s", genericName(t))

@@ -37,8 +37,8 @@ func openEvents() *os.File {
 	return f
 }
 
-// RunTest is what the instrumenter makes of a TestXxx function: it explores body (the test's
-// original body, rewritten) as explore.Test does, configured by the INTERLEAVE_* environment the
+// RunTest is what the instrumenter makes of a TestXxx function: it explores test (the test's
+// original function, rewritten, which receives t itself; see Body) as explore.Test does, configured by the INTERLEAVE_* environment the
 // interleave command sets, streams progress and the result as events, and minimizes the
 // schedule of a bug before saving it (INTERLEAVE_MINIMIZE, a duration; 0 turns it off).
 func RunTest(t *testing.T, test func(*testing.T)) {

@@ -576,11 +576,23 @@ func TestLaunchErrors(t *testing.T) {
 		"broken.go":      "package broken\n\nfunc F() int { return undefinedThing }\n",
 		"broken_test.go": "package broken\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n",
 	})
+	// A schedule file is data: a build flag it records that would run a program is refused.
+	crafted := filepath.Join(t.TempDir(), "crafted.json")
+	var b strings.Builder
+	f := &schedule.File{Test: schedule.Test{Module: "example.com/lockorder", Package: "example.com/lockorder", Name: "TestOppositeTransfers"},
+		BuildFlags: []string{"-tags=x", "-toolexec=/bin/false"}}
+	if err := f.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(crafted, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   map[string]any
 		errors string
 	}{
+		{"recorded flag that runs a program", map[string]any{"mode": "replay", "scheduleFile": crafted, "cwd": lockorder}, "records the build flag -toolexec=/bin/false, which a schedule may not carry"},
 		{"bad mode", map[string]any{"mode": "bogus", "program": lockorder}, `mode "bogus"`},
 		{"no program", map[string]any{"mode": "explore", "test": "TestX"}, `needs "program"`},
 		{"missing program", map[string]any{"program": filepath.Join(lockorder, "nope")}, "no such file"},

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"flag"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -69,23 +70,42 @@ func withT(f func(t *testing.T)) {
 //     empty function: the least that running every execution as a hidden subtest costs, the
 //     design not taken);
 //
-// and the ratios testing-T/engine-T and child-T/engine-T.
+// and the ratios testing-T/engine-T and child-T/engine-T: the medians over rounds of 2,000
+// executions of each, run in turn.
 func BenchmarkTestHandle(b *testing.B) {
-	const n = 20000
-	var engineT, testingT, childT time.Duration
-	engineT = explore(b, n, func(t *engine.T) { smallProgram(t) })
+	const n, rounds = 2000, 25
+	engineBody := func(t *engine.T) { smallProgram(t) }
+	var engineT, testingT, childT, testingRatio, childRatio []float64
 	withT(func(t *testing.T) {
-		testingT = explore(t, n, harness.Body(t, func(t *testing.T) { smallProgram(harness.OfT(t)) }))
-		childT = explore(t, n, harness.Body(t, func(t *testing.T) {
+		testingBody := harness.Body(t, func(t *testing.T) { smallProgram(harness.OfT(t)) })
+		childBody := harness.Body(t, func(t *testing.T) {
 			t.Run("execution", func(*testing.T) {})
 			smallProgram(harness.OfT(t))
-		}))
+		})
+		// A round of each first (the first explorations of a process grow its tables and
+		// stacks); then rounds of each taken in turn, so that the load of the machine, which
+		// changes over the run, weighs on the three alike: the ratios are those of each round.
+		for i := 0; i <= rounds; i++ {
+			e, tt, c := explore(t, n, engineBody), explore(t, n, testingBody), explore(t, n, childBody)
+			if i > 0 {
+				engineT, testingT, childT = append(engineT, us(e)), append(testingT, us(tt)), append(childT, us(c))
+				testingRatio, childRatio = append(testingRatio, float64(tt)/float64(e)), append(childRatio, float64(c)/float64(e))
+			}
+		}
 	})
-	b.ReportMetric(float64(engineT.Nanoseconds())/1000, "engine-T-µs/exec")
-	b.ReportMetric(float64(testingT.Nanoseconds())/1000, "testing-T-µs/exec")
-	b.ReportMetric(float64(childT.Nanoseconds())/1000, "child-T-µs/exec")
-	b.ReportMetric(float64(testingT)/float64(engineT), "testing-T/engine-T")
-	b.ReportMetric(float64(childT)/float64(engineT), "child-T/engine-T")
+	b.ReportMetric(median(engineT), "engine-T-µs/exec")
+	b.ReportMetric(median(testingT), "testing-T-µs/exec")
+	b.ReportMetric(median(childT), "child-T-µs/exec")
+	b.ReportMetric(median(testingRatio), "testing-T/engine-T")
+	b.ReportMetric(median(childRatio), "child-T/engine-T")
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // TestHandleResolution checks what the hooks give: the execution's T for the test's own

@@ -11,9 +11,10 @@
 // over channels and maps), specials.go, calls.go and methodvalue.go (the sync, sync/atomic,
 // time, context, runtime, math/rand and hash/maphash functions and methods the engine
 // replaces, called or used as values), builtin.go, memory.go and shared.go (reads and writes
-// of shared memory and which memory is shared), assign.go, stmt.go, tests.go (test functions
-// and the testing types), typenames.go, output.go (the rewritten file and its line directives),
+// of shared memory and which memory is shared), assign.go, stmt.go, tests.go (test functions),
+// handle.go (the methods of the test's *testing.T, through the harness), typenames.go, output.go (the rewritten file and its line directives),
 // langversion.go (the language version of copies of older modules) and problems.go (what is
 // left as it was, reported). build.go loads, rewrites and builds; identity.go names a build
-// by its sources; cache.go keeps the runtime copy private and verified.
+// by its sources; cache.go keeps the runtime copy private and verified; flags.go says which
+// build flags may come from data; buildfail.go explains a failed build of rewritten code.
 package instrument

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// A helper file: testing appears only in signatures, which the rewrite turns into the
-// harness's TB, and every construct family appears in helpers, so that the file still
-// compiles once all of them are rewritten.
+// A helper file: testing appears in signatures and in calls of testing.TB's methods, which
+// the rewrite sends through the harness, and every construct family appears in helpers, so
+// that the file still compiles once all of them are rewritten.
 
 func lockedAdd(t testing.TB, mu *sync.Mutex, n *int) {
 	t.Helper()

@@ -131,7 +131,7 @@ func (e *Exec) checkExternal(g *goroutine, root *T) {
 			if f := g.end.testingCaller; f.File != "" {
 				pos = f.Pos()
 			}
-			t.externalFail(g, pos, fmt.Sprintf("t.FailNow (t.Fatal, t.Fatalf) of the real *testing.T, called by %s, code that was not instrumented: its message is in the test's output", funcOrUnknown(g.end.testingCaller)))
+			t.externalFail(g, pos, fmt.Sprintf("t.FailNow (t.Fatal, t.Fatalf) of the real *testing.T, called by %s, code that was not instrumented: its message is in the test's own log (interleave test -v shows it)", funcOrUnknown(g.end.testingCaller)))
 		case "SkipNow":
 			root.extSkipped = true
 			t.skipped = true
@@ -143,7 +143,7 @@ func (e *Exec) checkExternal(g *goroutine, root *T) {
 	failed, skipped := root.external()
 	if failed && !root.extFailed {
 		root.extFailed = true
-		t.externalFail(g, "", "the real *testing.T was marked failed (t.Error, t.Errorf or t.Fail) by code that was not instrumented: its message is in the test's output")
+		t.externalFail(g, "", "the real *testing.T was marked failed (t.Error, t.Errorf or t.Fail) by code that was not instrumented: its message is in the test's own log (interleave test -v shows it)")
 	}
 	if skipped && !root.extSkipped {
 		root.extSkipped = true

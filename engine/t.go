@@ -91,7 +91,7 @@ func (t *T) stressExternal() {
 	if failed && !t.extFailed {
 		t.failed = true
 		if t.failure == nil {
-			t.failure = &Bug{Kind: Fail, Message: "the real *testing.T was marked failed by code that was not instrumented: its message is in the test's output"}
+			t.failure = &Bug{Kind: Fail, Message: "the real *testing.T was marked failed by code that was not instrumented: its message is in the test's own log (interleave test -v shows it)"}
 		}
 	} else if skipped && !t.extSkipped {
 		t.skipped = true

@@ -25,7 +25,7 @@ func Stack(buf []byte, all bool) int {
 		if e := active.Load(); e != nil && e.caller() != nil && n < len(buf) {
 			// Not truncated: the frames left out shorten it. withoutEngineFrames joins the
 			// frames it keeps into a new slice before the copy writes over buf.
-			return copy(buf, withoutEngineFrames(buf[:n]))
+			return copy(buf, withoutEngineFrames(buf[:n], nil))
 		}
 		return n
 	}
@@ -52,7 +52,11 @@ func noteAbandoned(full []byte) {
 func programStacks(full []byte, executing bool) []byte {
 	blocks := bytes.Split(bytes.TrimRight(full, "\n"), []byte("\n\n"))
 	explorers := map[string]bool{}
+	var runner *testRunner
 	for _, b := range blocks {
+		if runner == nil && hasFrame(b, "Explore") {
+			runner = testRunnerOf(b)
+		}
 		// An exploration's goroutine that is not running an execution's first goroutine.
 		loop := hasFrame(b, "(*exploration).loop") && !hasFrame(b, "(*Exec).run")
 		if hasFrame(b, "Explore") || hasFrame(b, "(*runner).run") || loop {
@@ -68,7 +72,7 @@ func programStacks(full []byte, executing bool) []byte {
 			out = append(out, "\n\n"...)
 		}
 		if hasFrame(b, "(*Exec).run") {
-			b = withoutEngineFrames(b)
+			b = withoutEngineFrames(b, runner)
 		}
 		out = append(out, b...)
 	}
@@ -135,6 +139,31 @@ func creatorID(b []byte) string {
 	return string(id)
 }
 
+// testRunner is the bottom of a test's goroutine under go test: its testing.tRunner frame, and
+// the "created by testing.(*T).Run" lines that end its traceback.
+type testRunner struct {
+	frame, created [][]byte
+}
+
+// testRunnerOf returns the bottom of the test goroutine of traceback block b (the test
+// process's own, which runs the exploration), nil when b is no test's goroutine.
+func testRunnerOf(b []byte) *testRunner {
+	lines := bytes.Split(b, []byte("\n"))
+	r := new(testRunner)
+	for i, l := range lines {
+		switch {
+		case bytes.HasPrefix(l, []byte("testing.tRunner(")) && i+1 < len(lines):
+			r.frame = [][]byte{[]byte("testing.tRunner(...)"), lines[i+1]}
+		case bytes.HasPrefix(l, []byte("created by testing.(*T).Run ")):
+			r.created = lines[i:]
+		}
+	}
+	if r.frame == nil || r.created == nil {
+		return nil
+	}
+	return r
+}
+
 // closureOwner returns the function a closure's name fn belongs to ("m.F.func2" and "m.F.func2.1"
 // are closures of "m.F" and "m.F.func2"), nil when fn names no closure.
 func closureOwner(fn []byte) []byte {
@@ -158,8 +187,12 @@ func closureOwner(fn []byte) []byte {
 // engine's frames above the program's (where it waits at a scheduling point) and below them
 // (run, which calls the goroutine's function), so that the function on top of the stack is the
 // program's, as in Go's traceback of a goroutine blocked in the runtime. The header and the
-// "created by" lines are kept.
-func withoutEngineFrames(b []byte) []byte {
+// "created by" lines are kept. A goroutine that runs a test's or a subtest's function ends, as
+// under go test, with testing.tRunner, "created by testing.(*T).Run": runner's frames, those
+// of the test process's own test goroutine (nil: left as they are). Leak checkers recognize
+// the testing package's goroutines by them (grpc's leakcheck skips every goroutine with
+// testing.tRunner on its stack).
+func withoutEngineFrames(b []byte, runner *testRunner) []byte {
 	lines := bytes.Split(b, []byte("\n"))
 	// A frame is its function's line and the indented file line after it; "created by" and
 	// what follows end the block, and a line of its own ("...additional frames elided...")
@@ -196,7 +229,10 @@ func withoutEngineFrames(b []byte) []byte {
 	if testing != nil {
 		frames = append([][][]byte{testing}, frames...)
 	}
+	body := false // the goroutine runs a test's or a subtest's function
 	for len(frames) > 0 && engine(frames[len(frames)-1]) {
+		fn := frames[len(frames)-1][0]
+		body = body || bytes.HasPrefix(fn, []byte(enginePkg+"(*runner).prepare.func1(")) || bytes.HasPrefix(fn, []byte(enginePkg+"(*T).Run.func1("))
 		frames = frames[:len(frames)-1]
 	}
 	if len(frames) == 0 {
@@ -208,7 +244,20 @@ func withoutEngineFrames(b []byte) []byte {
 		// own): the program's name for it.
 		f[0] = bytes.Replace(f[0], []byte(".__ilTest"), []byte(".Test"), 1)
 	}
-	if len(tail) > 0 && bytes.HasPrefix(tail[0], []byte("created by "+enginePkg+"(*Exec).spawn ")) {
+	switch {
+	case body && runner != nil && len(tail) > 0:
+		// Go runs a test's function in testing.tRunner, on a goroutine testing.(*T).Run
+		// started: a subtest's in its parent's goroutine ("in goroutine N" is right, the
+		// parent is the goroutine that called Run), the test's own as the test process's
+		// test goroutine was.
+		frames = append(frames, runner.frame)
+		created := runner.created
+		if bytes.HasPrefix(tail[0], []byte("created by "+enginePkg+"(*Exec).spawn ")) {
+			_, in, _ := bytes.Cut(tail[0], []byte(" in goroutine "))
+			created = append([][]byte{append([]byte("created by testing.(*T).Run in goroutine "), in...)}, created[1:]...)
+		}
+		tail = created
+	case len(tail) > 0 && bytes.HasPrefix(tail[0], []byte("created by "+enginePkg+"(*Exec).spawn ")):
 		// Every controlled goroutine is started by the engine's spawn, on its parent's
 		// goroutine ("in goroutine N" is right). Go names the function with the go statement:
 		// the one whose closure the goroutine runs (the rewritten go statement's, or the

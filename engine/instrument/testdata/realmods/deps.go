@@ -1,7 +1,8 @@
 // Package realmods exists to require, at fixed versions, the published concurrency-heavy
 // modules whose own tests TestRealModules runs under interleave test (see
 // ../../realmods_test.go): worker pools, caches with janitors, rate limiters, errgroup-style
-// libraries, a circuit breaker, backoff and an event bus.
+// libraries, a circuit breaker, backoff, an event bus, and an RPC framework whose shared test
+// helper dispatches test methods by reflection.
 package realmods
 
 import (
@@ -17,4 +18,5 @@ import (
 	_ "github.com/sourcegraph/conc"
 	_ "go.uber.org/ratelimit"
 	_ "golang.org/x/time/rate"
+	_ "google.golang.org/grpc"
 )

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -54,7 +55,9 @@ func programStacks(full []byte, executing bool) []byte {
 	explorers := map[string]bool{}
 	var runner *testRunner
 	for _, b := range blocks {
-		if runner == nil && hasFrame(b, "Explore") {
+		if runner == nil && !hasFrame(b, "(*Exec).run") && bytes.Contains(b, []byte("\n"+enginePkg)) {
+			// The test process's test goroutine, exploring (Explore) or running one
+			// execution (Run: a saved schedule's replay).
 			runner = testRunnerOf(b)
 		}
 		// An exploration's goroutine that is not running an execution's first goroutine.
@@ -139,6 +142,28 @@ func creatorID(b []byte) string {
 	return string(id)
 }
 
+// harnessDir is the directory of the harness's sources as tracebacks name them, with a
+// trailing slash ("" if unknown).
+var harnessDir = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	return file[:strings.LastIndexByte(file, '/')+1] + "harness/"
+}()
+
+// inHarness reports whether a traceback's file line ("\t/dir/file.go:12 +0x1f") is in one of
+// the harness's sources (not its tests): the harness's closures inlined into the program's
+// functions take their caller's name (m.F.RunOf.func2), and only their file says whose they
+// are.
+func inHarness(fileLine []byte) bool {
+	file := bytes.TrimSpace(fileLine)
+	if i := bytes.LastIndex(file, []byte(".go:")); i >= 0 {
+		file = file[:i+len(".go")] // not at the first colon: C:/dir/file.go:12 on Windows
+	}
+	return harnessDir != "" && bytes.HasPrefix(file, []byte(harnessDir)) && !bytes.HasSuffix(file, []byte("_test.go"))
+}
+
 // testRunner is the bottom of a test's goroutine under go test: its testing.tRunner frame, and
 // the "created by testing.(*T).Run" lines that end its traceback.
 type testRunner struct {
@@ -212,7 +237,10 @@ func withoutEngineFrames(b []byte, runner *testRunner) []byte {
 		frames = append(frames, lines[i:i+1])
 	}
 	engine := func(f [][]byte) bool {
-		return bytes.HasPrefix(f[0], []byte(enginePkg)) || bytes.HasPrefix(f[0], []byte(harnessPkg))
+		// A function of the engine's, or one inlined from its sources into the program's
+		// (the harness's closures take their caller's name: m.F.RunOf.func2).
+		return bytes.HasPrefix(f[0], []byte(enginePkg)) || bytes.HasPrefix(f[0], []byte(harnessPkg)) ||
+			len(f) == 2 && inHarness(f[1])
 	}
 	var testing [][]byte // a testing.(*T) method the goroutine waits in (subtest.go)
 	for len(frames) > 0 && engine(frames[0]) {

@@ -125,3 +125,20 @@ created by example.com/bank.TestTransfer in goroutine 7
 		}
 	}
 }
+
+// TestInHarness: a frame's file line is the harness's when its file is one of the harness's
+// sources, whatever the name the frame gives (an inlined closure takes its caller's), and not
+// when it is a test of the harness's or another file.
+func TestInHarness(t *testing.T) {
+	for line, want := range map[string]bool{
+		"\t" + harnessDir + "hooks.go:155":            true,
+		"\t" + harnessDir + "hooks.go:155 +0x1f":      true,
+		"\t" + harnessDir + "harness_test.go:12 +0x1": false,
+		"\t/home/me/bank/bank_test.go:24 +0x3e":       false,
+		"\tC:/Users/me/bank/bank_test.go:24 +0x3e":    false,
+	} {
+		if got := inHarness([]byte(line)); got != want {
+			t.Errorf("inHarness(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

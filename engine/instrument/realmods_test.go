@@ -100,12 +100,11 @@ var realMods = []realMod{
 		// under one top-level Test, with a goroutine leak check (runtime.Stack) in each
 		// subtest's cleanup: it builds only because the test's *testing.T stays a *testing.T
 		// (issue 46). internal/buffer alone, the smallest package using it (internal/grpcsync
-		// adds 35 s of build for the same finding, unconfirmed there).
+		// adds 35 s of build).
 		module: "google.golang.org/grpc",
-		pkgs:   []string{"google.golang.org/grpc/internal/buffer"},
-		knownFalse: map[string]string{
-			"Test": "grpc's leakcheck reports the goroutine running the test body, blocked in t.Run, as leaked: it ignores goroutines under testing.tRunner, and the engine starts the body in a goroutine of its own (go test -race -count=20 passes)",
-		},
+		// Its leak check skips goroutines with testing.tRunner on their stacks, as the test's
+		// and its subtests' goroutines have them under go test (engine.Stack).
+		pkgs: []string{"google.golang.org/grpc/internal/buffer"},
 	},
 	{
 		module: "github.com/asaskevich/EventBus",

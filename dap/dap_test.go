@@ -413,10 +413,10 @@ func (d driver) transcript() string {
 			sc := d.scopes(f.Id)
 			for _, name := range []string{"Scheduler", "Locals"} {
 				for _, v := range sc[name] {
-					fmt.Fprintf(&b, "    %s %s = %s\n", name, v.Name, v.Value)
+					fmt.Fprintf(&b, "    %s %s = %s\n", name, v.Name, stableValue(v.Value))
 					if v.VariablesReference > 0 && (name == "Scheduler" || !strings.HasPrefix(v.Type, "*github.com/interleave-dev")) {
 						for _, c := range d.variables(v.VariablesReference) {
-							fmt.Fprintf(&b, "      %s = %s\n", c.Name, c.Value)
+							fmt.Fprintf(&b, "      %s = %s\n", c.Name, stableValue(c.Value))
 						}
 					}
 				}
@@ -427,6 +427,20 @@ func (d driver) transcript() string {
 }
 
 var hexAddr = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// stableValue is a variable's value as it is the same from one process to the next: its
+// addresses as 0x…, and a value the adapter cut short ("…" at its end, after a number of
+// characters that the addresses' lengths shift) cut where no address before can move it.
+func stableValue(v string) string {
+	if !strings.HasSuffix(v, "…") {
+		return v
+	}
+	r := []rune(hexAddr.ReplaceAllString(v, "0x…"))
+	if len(r) > 80 {
+		r = r[:80]
+	}
+	return string(r) + "…"
+}
 
 func launchReplay(file string) map[string]any {
 	return map[string]any{"type": "interleave", "request": "launch", "name": "Replay", "mode": "replay", "scheduleFile": file, "stopOnEntry": true}

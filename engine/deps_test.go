@@ -54,6 +54,7 @@ var layer = map[string]int{
 	"cmd/interleave/internal/merge":       70,
 	"cmd/interleave/internal/test":        72,
 	"cmd/interleave/internal/keep":        78,
+	"cmd/interleave/internal/version":     66,
 	"cmd/interleave/internal/replay":      78,
 	"cmd/interleave/internal/verify":      78,
 	"cmd/interleave":                      80,

@@ -78,7 +78,7 @@ func TestWorkers(t *testing.T) {
 		t.Skip("builds test binaries")
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
-	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all"}
+	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-saved=false", "-points", "all"}
 	code, out, errOut := interleaveIn(t, dir, nil, append(args, "-p", "1", ".")...)
 	want := summaryLines(out)
 	if code != 1 || len(want) != 3 {
@@ -106,7 +106,7 @@ func TestShardsAndMerge(t *testing.T) {
 		t.Skip("builds test binaries")
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
-	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
+	args := []string{"test", "-strategy", "dfs", "-schedules", "0", "-keep-going", "-minimize", "0", "-saved=false", "-points", "all", "-p", "1"}
 	run := func(name string, extra ...string) string {
 		t.Helper()
 		_, _, moved := exploreAndMoveStore(t, dir, name, 1, append(slices.Clone(args), extra...))
@@ -195,7 +195,7 @@ func TestPeriodShards(t *testing.T) {
 		t.Skip("builds test binaries")
 	}
 	dir := writeModule(t, map[string]string{"m_test.go": workersTests})
-	args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", "all", "-p", "1"}
+	args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-saved=false", "-points", "all", "-p", "1"}
 	run := func(name string, wantCode int, extra ...string) (lines []string, stderr, moved string) {
 		t.Helper()
 		out, errOut, moved := exploreAndMoveStore(t, dir, name, wantCode, append(slices.Clone(args), extra...))
@@ -316,7 +316,7 @@ func TestPartsGrowRacyPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"1", "2"} {
-		e := testEvent(t, dir, "-p", p, "-schedules", "10000", "-seed", "1", "-minimize", "0", "-points", "racy")
+		e := testEvent(t, dir, "-p", p, "-schedules", "10000", "-seed", "1", "-minimize", "0", "-saved=false", "-points", "racy")
 		if e.Bug == nil || e.Bug.Kind != "panic" {
 			t.Errorf("-p %s: no panic in %d schedules, want ctrace-test's use after free", p, *e.Schedules)
 		}
@@ -346,7 +346,7 @@ func TestPeriodLockstepWorkers(t *testing.T) {
 		{"TestHandoff", "all", 0},
 	} {
 		t.Run(c.test+"/"+c.points, func(t *testing.T) {
-			args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-points", c.points, "-run", "^" + c.test + "$"}
+			args := []string{"test", "-strategy", "period", "-schedules", "0", "-keep-going", "-minimize", "0", "-saved=false", "-points", c.points, "-run", "^" + c.test + "$"}
 			wholeOut, _, wholeStore := exploreAndMoveStore(t, dir, "whole", c.code, append(slices.Clone(args), "-p", "1"))
 			want := summaryLines(wholeOut)
 			if len(want) != 1 || !strings.Contains(want[0], "periods explored") && c.code == 0 {
@@ -383,7 +383,7 @@ func TestPeriodLockstepWorkers(t *testing.T) {
 		})
 	}
 	// The first bug stops the workers.
-	code, out, errOut := interleaveIn(t, dir, nil, "test", "-strategy", "period", "-minimize", "0", "-points", "all", "-run", "^TestLostUpdate$", "-p", "2", ".")
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-strategy", "period", "-minimize", "0", "-saved=false", "-points", "all", "-run", "^TestLostUpdate$", "-p", "2", ".")
 	if code != 1 || !strings.Contains(out, "--- BUG: TestLostUpdate") {
 		t.Fatalf("without -keep-going: exit %d, want 1 and the bug\n%s\n%s", code, out, errOut)
 	}

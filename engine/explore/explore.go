@@ -266,7 +266,10 @@ func run(t testing.TB, body func(*T), o options) *Report {
 				"(runtime.ReadMemStats, testing.AllocsPerRun): the instrumentation allocates where the program does not, so the counts differ from go test's, "+
 				"and it is not reported as a bug; its schedule is kept in %s", msg, rep.FirstAt, path))
 		}
-		if saveErr == nil && o.confirm && savedPath == "" {
+		// A saved schedule that fails again is confirmed as a new bug is: what fails in this
+		// process after other executions (the race detector's first look, other saved
+		// schedules) may be what they left behind, not the program's bug.
+		if saveErr == nil && o.confirm {
 			switch outcome, err := confirm(t.Name(), path); {
 			case err != nil:
 				// Nothing is known: the bug is reported, as without confirmation.

@@ -113,6 +113,9 @@ func replaySaved(body func(*T), o *options, info schedule.Test, name string) (*s
 		if f.Bug == nil {
 			continue // a passing execution kept by hand: nothing to guard
 		}
+		if f.Bug.Kind == string(engine.Race) && !o.config.RacesFail {
+			continue // a race is a finding, not a failure, in this run (-races=report or off)
+		}
 		c.Replayed++
 		rf, m := srcmap.Relocate(f, o.config.Root)
 		cfg := o.config

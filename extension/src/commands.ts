@@ -160,11 +160,12 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
       return;
     }
     const bin = tools.interleave;
-    const test = s.test.split('/')[0];
+    const full = s.test;
+    const test = full.split('/')[0];
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Verifying the fix of ${test}`, cancellable: true }, (_p, token) =>
       new Promise<void>((resolve) => {
         const child = cp.execFile(bin, ['verify', '-json', '-run', `^${test}$`, dir], { cwd: root, env: tools.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-          const v = verdictOf(stdout, schedule);
+          const v = verdictOf(stdout, schedule, full);
           if (v === undefined) {
             void vscode.window.showErrorMessage(inertMessage(`Interleave: verify failed: ${stderr.trim() || err?.message || 'no verdict on the schedule'}`));
           } else {

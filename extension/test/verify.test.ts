@@ -24,3 +24,18 @@ test('Verify fix on a test item reads its test verdict, with a line per saved sc
   assert.equal(testVerdictOf(fails, 'TestAdd')?.verdict, 'still fails');
   assert.equal(testVerdictOf(out, 'TestOther'), undefined);
 });
+
+test('Verify fix on a schedule verify did not replay: as found takes its minimized one\'s verdict; after a failing one, still fails', () => {
+  const found = path.replace(/\.json$/, '.found.json');
+  const fixed = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fixed', Detail: 'replayed clean' }], Strategy: 'pos', Schedules: 20, Verdict: 'fixed' });
+  assert.deepEqual(verdictOf(fixed, found, 'TestAdd'), { verdict: 'fixed', detail: 'as its minimized schedule: replayed clean; 20 fresh schedules clean (pos)' });
+  // interleave verify stops at the first saved schedule that still fails: a later one is not
+  // in its output, and the bug is still there.
+  const later = '/m/.interleave/schedules/TestAdd-fail-20261202T020000.000.json';
+  const fails = JSON.stringify({ Test: 'TestAdd', Saved: [{ Schedule: path, Outcome: 'fails', Detail: 'fail at x_test.go:20' }], Bug: { Kind: 'fail', Position: 'x_test.go:20' }, Schedules: 10000, Verdict: 'still fails' });
+  assert.deepEqual(verdictOf(fails, later, 'TestAdd'), { verdict: 'still fails', detail: 'not replayed: TestAdd-fail-20261202T014459.308.json still fails first (fail at x_test.go:20)' });
+  assert.equal(verdictOf(fails, later, 'TestOther'), undefined);
+  assert.equal(verdictOf(fails, later), undefined);
+  // A fixed test names every saved schedule it replayed: one it does not name has no verdict.
+  assert.equal(verdictOf(fixed, later, 'TestAdd'), undefined);
+});

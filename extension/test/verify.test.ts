@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { nodeSchedulePath } from '../src/schedules/node';
 import { testVerdictOf, verdictOf } from '../src/schedules/verify';
 
 const path = '/m/.interleave/schedules/TestAdd-fail-20261202T014459.308.json';
@@ -38,4 +39,11 @@ test('Verify fix on a schedule verify did not replay: as found takes its minimiz
   assert.equal(verdictOf(fails, later), undefined);
   // A fixed test names every saved schedule it replayed: one it does not name has no verdict.
   assert.equal(verdictOf(fixed, later, 'TestAdd'), undefined);
+});
+
+test('a Schedules view context menu command finds its schedule in the tree element it is given', () => {
+  assert.equal(nodeSchedulePath({ kind: 'schedule', schedule: { path, test: 'TestAdd' } }), path);
+  assert.equal(nodeSchedulePath({ kind: 'module', root: '/m', schedules: [] }), undefined);
+  assert.equal(nodeSchedulePath(undefined), undefined);
+  assert.equal(nodeSchedulePath('x'), undefined);
 });

@@ -7,9 +7,9 @@ import { age, ScheduleSummary } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { listSchedules, moduleRootOf } from './list';
 import { scheduleTooltip } from './tooltip';
+import { Node, nodeSchedulePath } from './node';
 import { Verdict } from './verify';
 
-type Node = { kind: 'module'; root: string; schedules: ScheduleSummary[] } | { kind: 'schedule'; schedule: ScheduleSummary };
 
 export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -93,5 +93,6 @@ export function schedulePathOf(arg: unknown): string | undefined {
   if (arg instanceof vscode.Uri) {
     return arg.fsPath;
   }
-  return undefined;
+  // A context menu's command gets the tree element.
+  return nodeSchedulePath(arg);
 }

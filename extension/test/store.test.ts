@@ -24,6 +24,10 @@ test('schedule files are read for the views; other documents are not', () => {
   assert.equal(parseSchedule('x.json', '{"format":"interleave-findings"}'), undefined);
   assert.equal(parseSchedule('x.json', '{half'), undefined);
   assert.ok(Number.isNaN(timeFromName('other.json')));
+  // Two schedules saved in the same millisecond: the second is <stem>-2.json (store.CreateUnique).
+  const ms = Date.UTC(2026, 10, 23, 23, 1, 27, 759);
+  assert.equal(timeFromName('TestTransfer-deadlock-20261123T230127.759-2.json'), ms);
+  assert.equal(timeFromName('TestTransfer-deadlock-20261123T230127.759-2.found.json'), ms);
   assert.equal(age(0, 3 * 60_000), '3 minutes ago');
   assert.equal(age(0, 1000), 'just now');
 });

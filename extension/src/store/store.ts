@@ -30,9 +30,10 @@ interface ScheduleDoc {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** Reads the time out of a schedule file name (Test-kind-20261123T230127.759.json), in UTC. */
+/** Reads the time out of a schedule file name (Test-kind-20261123T230127.759.json, or with
+ * -2, -3 … when two schedules were saved in the same millisecond), in UTC. */
 export function timeFromName(name: string): number {
-  const m = /-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})(?:\.found)?\.json$/.exec(name);
+  const m = /-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})(?:-\d+)?(?:\.found)?\.json$/.exec(name);
   if (m === null) {
     return Number.NaN;
   }

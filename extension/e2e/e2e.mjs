@@ -2,7 +2,9 @@
 // person uses it: the .vsix installed into a clean code-server, a copy of testdata/examples
 // opened, the Explore interleavings lens clicked, the debugger paused on the deadlock, Step
 // Over and Step Back, the timeline, the Testing view's Explore on the counter example, the
-// race diagnostics of the broken double-checked initialization, and the Schedules view.
+// race diagnostics of the broken double-checked initialization, the Schedules view, and its
+// Verify Fix on the deadlock's schedule after the bug is edited away (marked fixed) and back
+// (still fails).
 // First, as a new user: the linux-x64 .vsix in a clean profile, with no interleave.path and no
 // interleave on PATH, runs the binary it carries (bundledCases); and an interleave.path that
 // names a missing file ends the session with the error within 10 s, no Stop needed.
@@ -485,6 +487,149 @@ async function run(page, port, ws, shot, interleavePath) {
   });
   timings.terminalRunToTestingView = (Date.now() - tTerm) / 1000;
   await shot('08-terminal-run-in-testing-view.png');
+
+  // 8. Verify Fix on the deadlock's schedule after the bug is edited away: marked fixed; with
+  // the bug back, still fails.
+  await verifyFix(page, shot, ws);
+}
+
+// verifyFix: the deadlock of lockorder, whose schedule the lens's exploration saved above, is
+// fixed on disk (each transfer holds one lock at a time) and the editor shows the fixed file;
+// Verify Fix from the schedule's context menu in the Schedules view runs interleave verify,
+// and the view marks that schedule, and only it, fixed (the pass icon, "fixed ·" before its
+// description) and a notification says fixed with the evidence (replayed clean, fresh
+// schedules clean). Then the bug is put back and Verify Fix on the same schedule marks it
+// still fails (the error icon), with a warning that says so.
+async function verifyFix(page, shot, ws) {
+  const file = path.join(ws, 'lockorder', 'bank.go');
+  const buggy = fs.readFileSync(file, 'utf8');
+  const bug = `	from.mu.Lock()
+	defer from.mu.Unlock()
+	// BUG: locks are taken in argument order, so an opposite transfer
+	// holding to.mu and waiting for from.mu deadlocks with this one.
+	to.mu.Lock()
+	defer to.mu.Unlock()
+
+	if from.balance < amount {
+		return ErrInsufficientFunds
+	}
+	from.balance -= amount
+	to.balance += amount
+	return nil
+`;
+  if (!buggy.includes(bug)) fail(`${file} does not have the Transfer this test fixes`);
+  // The fix keeps the schedule's operations where they were (from.mu.Lock() first in
+  // Transfer), so that the saved schedule replays, now clean; a fix that moves them (locking
+  // in the order of the IDs) is verified as changed.
+  const fixed = buggy.replace(bug, `	from.mu.Lock()
+	if from.balance < amount {
+		from.mu.Unlock()
+		return ErrInsufficientFunds
+	}
+	from.balance -= amount
+	from.mu.Unlock()
+	// Fixed: one lock at a time, so no transfer waits for a lock while it holds one.
+	to.mu.Lock()
+	to.balance += amount
+	to.mu.Unlock()
+	return nil
+`);
+  // What the Schedules view shows, as window.__interleaveScheduleRows(): its rows' text, the
+  // icon and the list index of each.
+  await page.evaluate(() => {
+    window.__interleaveScheduleRows = () => {
+      const pane = [...document.querySelectorAll('.pane')].find((p) => /Interleave Schedules/i.test(p.querySelector('.pane-header')?.textContent || ''));
+      return pane ? [...pane.querySelectorAll('.pane-body .monaco-list-row')].map((r) => ({
+        text: r.innerText.replace(/\s+/g, ' ').trim(),
+        icon: (r.querySelector('.custom-view-tree-node-item-icon')?.className || '').split(/\s+/).filter((c) => c.startsWith('codicon-')).join(' '),
+        index: r.getAttribute('data-index'),
+      })) : null;
+    };
+  });
+  const editorShows = async (rel, line, text) => {
+    // Quick open lists bank_test.go (recently opened) before the file search finds bank.go,
+    // and re-sorts as results come: a click on the row found may land on another. Enter once
+    // the first row is the file.
+    await quickInput(page, 'Control+P');
+    await page.keyboard.type(rel);
+    const base = rel.split('/').pop();
+    await waitFor(page, `${base} first in quick open`, (b) => {
+      const first = document.querySelector('.quick-input-list .monaco-list-row[data-index="0"]');
+      return first !== null && (first.getAttribute('aria-label') || '').startsWith(b);
+    }, base, 60000);
+    await page.keyboard.press('Enter');
+    await waitFor(page, `the editor on ${rel}`, (b) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(b)), base, 30000);
+    await quickInput(page, 'Control+G');
+    await page.keyboard.type(String(line));
+    await page.keyboard.press('Enter');
+    await waitFor(page, `the editor to show ${JSON.stringify(text)}`, (t) => (document.querySelector('.editor-group-container.active .view-lines')?.innerText || '').replace(/\u00a0/g, ' ').includes(t), text, 30000);
+  };
+  // verify runs Verify Fix from the context menu of the schedule's row and waits for the
+  // notification with the verdict and for the row marked with it.
+  const verify = async (verdict, icon, timing) => {
+    await palette(page, 'Focus on Interleave Schedules View', 'Interleave Schedules View');
+    const explorer = page.locator('.pane-header[aria-expanded="true"]', { hasText: 'Test Explorer' }).first();
+    if (await explorer.count()) await explorer.click();
+    const listed = await waitFor(page, 'the deadlock\'s schedule in the Schedules view', () => {
+      const r = window.__interleaveScheduleRows();
+      return r && r.some((x) => /TestOppositeTransfers: deadlock/.test(x.text) && !/as found/.test(x.text)) ? r : null;
+    }, undefined, 60000);
+    log('Schedules view:', listed.map((r) => `${r.text} [${r.icon}]`).join(' | '));
+    // The schedule marked before, if any; else the newest minimized one.
+    const candidates = page.locator('.pane-body .monaco-list-row', { hasText: 'TestOppositeTransfers: deadlock' }).filter({ hasNotText: 'as found' });
+    const markedBefore = candidates.filter({ hasText: /(fixed|still fails|changed) ·/ });
+    const row = (await markedBefore.count()) ? markedBefore.first() : candidates.first();
+    const chosen = (await row.innerText()).replace(/\s+/g, ' ').trim();
+    const chosenIndex = await row.getAttribute('data-index');
+    const previous = /(fixed|still fails|changed) ·/.test(chosen) ? chosen : undefined;
+    await row.click({ button: 'right' });
+    const item = page.locator('.monaco-menu .action-item', { hasText: /^Verify Fix$/ }).first();
+    await item.waitFor({ timeout: 30000 });
+    // The menu takes a hover (its item focused) and Enter; a click on the item is ignored there.
+    await item.hover();
+    const focused = await waitFor(page, 'Verify Fix focused in the menu', () => {
+      let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      const roots = [document, ...[...document.querySelectorAll('.shadow-root-host')].map((h) => h.shadowRoot).filter(Boolean)];
+      const marked = roots.flatMap((r) => [...r.querySelectorAll('.monaco-menu .action-item.focused')]);
+      return [a?.closest?.('.action-item'), ...marked].some((i) => i && i.textContent.trim() === 'Verify Fix');
+    }, undefined, 10000).catch((err) => { log(err.message); return false; });
+    if (!focused) log('Verify Fix not seen focused in the menu: Enter pressed all the same');
+    const t = Date.now();
+    await page.keyboard.press('Enter');
+    const said = await waitFor(page, `the notification that TestOppositeTransfers ${verdict}`, (v) => {
+      const m = [...document.querySelectorAll('.notification-toast')].map((e) => e.innerText.replace(/\s+/g, ' ')).find((x) => x.includes(`TestOppositeTransfers: ${v}`) || /verify failed/.test(x));
+      return m || null;
+    }, verdict, 300000);
+    if (!said.includes(`TestOppositeTransfers: ${verdict}`)) fail(`Verify Fix said: ${said}`);
+    const marked = await waitFor(page, `the schedule marked ${verdict} in the Schedules view`, (v) => {
+      const r = window.__interleaveScheduleRows();
+      const m = (r || []).filter((x) => /(fixed|still fails|changed) ·/.test(x.text));
+      return m.length > 0 && m.every((x) => x.text.includes(`${v} ·`)) ? m : null;
+    }, verdict, 30000);
+    timings[timing] = (Date.now() - t) / 1000;
+    log(`Verify Fix (${timing}) after ${timings[timing]} s: ${said.slice(0, 300)}; marked: ${marked.map((r) => `${r.text} [${r.icon}]`).join(' | ')}`);
+    if (marked.length !== 1) fail(`Verify Fix on one schedule marked ${marked.length}: ${marked.map((r) => r.text).join(' | ')}`);
+    if (!/^TestOppositeTransfers: deadlock/.test(marked[0].text)) fail(`the row marked is not the deadlock's schedule: ${marked[0].text}`);
+    // The row clicked is the row marked. The first time, by its place in the list (a fixed
+    // program adds no schedule); the second, the verdict replaced the first one's mark: the
+    // same schedule.
+    if (previous === undefined ? marked[0].index !== chosenIndex : !/fixed ·/.test(previous) || !/still fails ·/.test(marked[0].text)) {
+      fail(`the row marked (${marked[0].text}, index ${marked[0].index}) is not the row clicked (${chosen}, index ${chosenIndex})`);
+    }
+    if (!marked[0].icon.includes(icon)) fail(`the marked row's icon is ${marked[0].icon || 'none'}, not ${icon}`);
+  };
+
+  fs.writeFileSync(file, fixed);
+  await editorShows('lockorder/bank.go', 48, 'Fixed: one lock at a time');
+  await shot('09-verify-fix-edited.png');
+  await verify('fixed', 'codicon-pass', 'verifyFixToFixed');
+  await shot('09b-verify-fix-fixed.png');
+
+  fs.writeFileSync(file, buggy);
+  await editorShows('lockorder/bank.go', 46, 'BUG: locks are taken in argument order');
+  await verify('still fails', 'codicon-error', 'verifyFixToStillFails');
+  await shot('09c-verify-fix-still-fails.png');
 }
 
 // bundledCases: a new user's first run. A clean code-server profile (its own home directory)

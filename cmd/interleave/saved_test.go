@@ -243,3 +243,26 @@ func TestCommittedScheduleReplaysInCleanCheckout(t *testing.T) {
 		t.Errorf("schedules %v, want the one replayed", final.Schedules)
 	}
 }
+
+// TestSavedFailureWithWorkersWritesFindings: a saved schedule that still fails, under two
+// worker processes (the first replays the saved schedules, the second explores), gives a
+// findings document with the bug — the workers' documents agree on the run's strategy. The
+// first part's said "replay", the merge refused the two, and no findings were written: a
+// second run of interleave test on a package with its bug saved left the editor nothing.
+func TestSavedFailureWithWorkersWritesFindings(t *testing.T) {
+	dir := writeModule(t, map[string]string{"x_test.go": opposite})
+	if code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-p", "1", "-minimize", "0", "."); code != 1 {
+		t.Fatalf("interleave test: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-p", "2", "-minimize", "0", ".")
+	final := finalEvent(t, out, "TestOpposite")
+	if code != 1 || final.SavedFailing < 1 || final.Bug == nil {
+		t.Fatalf("second run: exit %d, final event %+v, want 1 with the saved schedule failing\n%s", code, final, errOut)
+	}
+	if strings.Contains(final.Notice, "differ") || final.Findings == "" {
+		t.Fatalf("second run: findings %q, notice %q: want the findings written", final.Findings, final.Notice)
+	}
+	if doc := readFile(t, final.Findings); !strings.Contains(doc, `"deadlock"`) {
+		t.Errorf("the findings document %s has no deadlock:\n%s", final.Findings, doc)
+	}
+}

@@ -142,7 +142,14 @@ func replaySaved(body func(*T), o *options, info schedule.Test, name string) (*s
 		default:
 			c.Failing++
 			c.Outcomes = append(c.Outcomes, SavedOutcome{Schedule: path, Outcome: "fails", Detail: fmt.Sprintf("%s at %s", r.Bug.Kind, r.Bug.Pos)})
-			b := &savedBug{report: &Report{Strategy: "replay", Schedules: 1, Buggy: 1, First: r, FirstAt: 1, Stopped: "bug"}}
+			// The run's strategy, not "replay": the findings document describes the run, and
+			// the documents of its worker processes (the first replays the saved schedules,
+			// the others explore) merge only when they agree on it.
+			name := "replay"
+			if o.config.Strategy != nil {
+				name = o.config.Strategy.Name()
+			}
+			b := &savedBug{report: &Report{Strategy: name, Schedules: 1, Buggy: 1, First: r, FirstAt: 1, Stopped: "bug"}}
 			if rs.Replayed() == len(rf.Steps) && r.Steps == rf.Result.Steps && engine.CheckReproduced(rf, r) == nil {
 				b.path = path
 			} else {

@@ -250,6 +250,9 @@ func TestCommittedScheduleReplaysInCleanCheckout(t *testing.T) {
 // first part's said "replay", the merge refused the two, and no findings were written: a
 // second run of interleave test on a package with its bug saved left the editor nothing.
 func TestSavedFailureWithWorkersWritesFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
 	dir := writeModule(t, map[string]string{"x_test.go": opposite})
 	if code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-p", "1", "-minimize", "0", "."); code != 1 {
 		t.Fatalf("interleave test: exit %d\n%s\n%s", code, out, errOut)

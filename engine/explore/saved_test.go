@@ -61,7 +61,7 @@ func TestSavedSchedulesReplayFirst(t *testing.T) {
 	r, rep := exploreOn(t, "TestLostUpdate", lostUpdateChecked(true), explore.ScheduleDir(dir), explore.Minimize(0),
 		explore.Strategy("random", nil), explore.Seed(987654), explore.Schedules(1), explore.EventLog(&log))
 	e := resultOf(t, &log)
-	if rep == nil || rep.First == nil || rep.FirstAt != 1 || rep.Strategy != "replay" || e.SavedReplayed != 1 || e.SavedFailing != 1 || e.Bug == nil {
+	if rep == nil || rep.First == nil || rep.FirstAt != 1 || rep.Strategy != "random" || e.SavedReplayed != 1 || e.SavedFailing != 1 || e.Bug == nil {
 		t.Fatalf("report %+v, event %+v", rep, e)
 	}
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "a saved schedule still fails") {

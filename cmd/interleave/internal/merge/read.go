@@ -137,7 +137,7 @@ func docNames(dir string) ([]string, error) {
 	case err != nil:
 		return nil, err
 	case !st.IsDir():
-		return nil, fmt.Errorf("%s: not a directory (%s): refused", dir, kind(st.Mode()))
+		return nil, fmt.Errorf("%s: not a directory (%s): refused", dir, bounded.Kind(st.Mode()))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -174,23 +174,4 @@ func limitOf(sub string) bounded.Limit {
 		return bounded.Summary
 	}
 	return bounded.Document
-}
-
-// kind names what a file that is not a regular file is.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "not a regular file"
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
+	"github.com/interleave-dev/interleave/engine/bounded"
 	"github.com/interleave-dev/interleave/engine/findings"
 )
 
@@ -66,7 +67,7 @@ func mergeStores(stores []*input, root string, force bool) (*mergeStats, error) 
 		return nil, fmt.Errorf("nothing was merged:\n\t%s", strings.Join(problems, "\n\t"))
 	}
 	if st, err := os.Lstat(out); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory (%s): nothing was merged", out, kind(st.Mode()))
+		return nil, fmt.Errorf("%s is not a directory (%s): nothing was merged", out, bounded.Kind(st.Mode()))
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)

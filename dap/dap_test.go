@@ -801,7 +801,7 @@ func TestExploreWithoutBug(t *testing.T) {
 	}
 }
 
-// TestLockorderWalkthrough follows the README's walk-through: at the deadlock's last step,
+// TestLockorderWalkthrough follows the walk-through of docs/debugger.md: at the deadlock's last step,
 // stepping runs into the deadlock; scheduling the other goroutine by hand instead lets both
 // transfers finish, and the new schedule is saved.
 func TestLockorderWalkthrough(t *testing.T) {

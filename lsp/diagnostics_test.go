@@ -64,7 +64,7 @@ func TestRaceSuiteDiagnostics(t *testing.T) {
 				t.Errorf("%s: source %q severity %v, want interleave, warning", k, d.Source, d.Severity)
 			}
 			if d.CodeDescription == nil || !strings.HasSuffix(string(d.CodeDescription.Href), "#data-races") {
-				t.Errorf("%s: codeDescription %+v, want the README's data races section", k, d.CodeDescription)
+				t.Errorf("%s: codeDescription %+v, want the data races page (docs/races.md)", k, d.CodeDescription)
 			}
 			if !raceMessage.MatchString(d.Message) {
 				t.Errorf("%s: message %q does not have the form of %s", k, d.Message, raceMessage)

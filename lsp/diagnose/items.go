@@ -23,8 +23,8 @@ import (
 // Source is the value of every diagnostic's source field.
 const Source = "interleave"
 
-// RaceDocs is where a race diagnostic's code links: the README's section on data races.
-const RaceDocs = "https://github.com/interleave-dev/interleave#data-races"
+// RaceDocs is where a race diagnostic's code links: the page on data races (docs/races.md).
+const RaceDocs = "https://github.com/interleave-dev/interleave/blob/main/docs/races.md#data-races"
 
 // Codes of the diagnostics: "race", a bug's kind ("deadlock", "leak", "panic", "fail", ...),
 // and CodeNotInstrumented.

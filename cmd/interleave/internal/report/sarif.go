@@ -215,9 +215,9 @@ func SARIF(cfg *Config, outcomes []Outcome, root string, command []string, succe
 		if i := slices.IndexFunc(sarifRules, func(k sarifRuleKind) bool { return k.id == id }); i >= 0 {
 			k := sarifRules[i]
 			r.ShortDescription, r.FullDescription, r.DefaultConfiguration.Level = SARIFMessage{k.short}, SARIFMessage{k.full}, k.level
-			r.HelpURI = "https://github.com/interleave-dev/interleave#interleave-test"
+			r.HelpURI = "https://github.com/interleave-dev/interleave/blob/main/docs/bugs.md"
 			if id == "data-race" {
-				r.HelpURI = "https://github.com/interleave-dev/interleave#data-races"
+				r.HelpURI = "https://github.com/interleave-dev/interleave/blob/main/docs/races.md#data-races"
 			}
 		}
 		ruleIndex[id] = len(run.Tool.Driver.Rules)

@@ -58,6 +58,7 @@ var layer = map[string]int{
 	"cmd/interleave/internal/replay":      78,
 	"cmd/interleave/internal/verify":      78,
 	"cmd/interleave":                      80,
+	"docs":                                90, // tests of the documentation pages; builds cmd/interleave
 	"docs/ci":                             90, // tests of the CI documents; builds cmd/interleave
 }
 

@@ -58,7 +58,7 @@ func BenchmarkStepLatency(b *testing.B) {
 				st = c.stopped()
 			}))
 		}
-		if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("1000 of %d", total) {
+		if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("1001 of %d", total) {
 			b.Fatalf("after 1000 next: step %s", got)
 		}
 		for n := 0; n < 20; n++ {

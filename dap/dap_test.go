@@ -139,7 +139,8 @@ func find(vs []godap.Variable, name string) *godap.Variable {
 	return nil
 }
 
-// stepOf reads "i of N" from the Scheduler scope of the thread's top frame.
+// stepOf reads "i of N" from the Scheduler scope of the thread's top frame: the execution is
+// paused before step i (1-based, as the timeline numbers its marks), or "ended after N steps".
 func (d driver) stepOf(thread int) string {
 	d.t.Helper()
 	fs := d.stack(thread)
@@ -212,7 +213,7 @@ func TestExploreSession(t *testing.T) {
 	for _, th := range threads {
 		names[th.Id] = th.Name
 	}
-	if len(threads) != 3 || !strings.HasPrefix(names[1], "G0 ") || !strings.Contains(names[2], "(bank_test.go:16)") || !strings.Contains(names[3], "(bank_test.go:22)") {
+	if len(threads) != 3 || !strings.HasPrefix(names[1], "G0 ") || !strings.HasPrefix(names[2], "G1 ") || !strings.HasPrefix(names[3], "G2 ") {
 		t.Fatalf("threads %v", names)
 	}
 	// The stopped goroutine takes its first lock at bank.go:42; the other holds its first lock
@@ -267,7 +268,7 @@ func TestExploreSession(t *testing.T) {
 	}
 	step := c.stepOf(next)
 	var n, total int
-	if _, err := fmt.Sscanf(step, "%d of %d", &n, &total); err != nil || n != total-1 {
+	if _, err := fmt.Sscanf(step, "%d of %d", &n, &total); err != nil || n != total {
 		t.Fatalf("step %q: want the last step", step)
 	}
 
@@ -291,16 +292,18 @@ func TestExploreSession(t *testing.T) {
 	if len(steps) < 5 {
 		t.Fatalf("%d step events for 5 stops", len(steps))
 	}
-	if b := steps[len(steps)-1].(*dapext.StepEvent).Body; b.Step != n-2 || b.Steps != total || !b.Following || b.Ended || filepath.Ext(b.Schedule) != ".json" {
+	if b := steps[len(steps)-1].(*dapext.StepEvent).Body; b.Step != n-3 || b.Current != n-2 || b.Steps != total || !b.Following || b.Ended || filepath.Ext(b.Schedule) != ".json" {
 		t.Errorf("step event %+v: want step %d of %d following the saved schedule", b, n-2, total)
 	}
-	for _, to := range []int{1, total - 1, 0, n - 2} {
+	for _, to := range []int{1, total - 1, 0, n - 3} {
 		c.call(dapext.GotoStepCommand, map[string]any{"step": to})
 		st = c.stopped()
-		if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", to, total); got != want || st.Body.Reason != "goto" {
+		// The Scheduler scope and the step event the timeline marks agree: after to steps
+		// the execution is before step to+1.
+		if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", to+1, total); got != want || st.Body.Reason != "goto" {
 			t.Fatalf("after going to step %d: %s (%s), want %s", to, got, st.Body.Reason, want)
 		}
-		if b := c.event(dapext.StepEventName).(*dapext.StepEvent).Body; b.Step != to {
+		if b := c.event(dapext.StepEventName).(*dapext.StepEvent).Body; b.Step != to || b.Current != to+1 {
 			t.Errorf("step event after going to %d: %+v", to, b)
 		}
 	}
@@ -462,13 +465,13 @@ func TestReplaySession(t *testing.T) {
 		t.Fatalf("stopped %+v: want entry, in G0", st.Body)
 	}
 	var total int
-	if _, err := fmt.Sscanf(c.stepOf(1), "0 of %d", &total); err != nil {
-		t.Fatalf("step %q: want 0 of N", c.stepOf(1))
+	if _, err := fmt.Sscanf(c.stepOf(1), "1 of %d", &total); err != nil {
+		t.Fatalf("step %q: want 1 of N", c.stepOf(1))
 	}
 	for i := 1; i <= 3; i++ {
 		c.call("next", map[string]any{"threadId": st.Body.ThreadId})
 		st = c.stopped()
-		if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", i, total) {
+		if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", i+1, total) {
 			t.Fatalf("after %d next: step %s", i, got)
 		}
 	}
@@ -477,8 +480,8 @@ func TestReplaySession(t *testing.T) {
 	if st.Body.Reason != "exception" || !strings.HasPrefix(st.Body.Text, "send on closed channel (the schedule reaches this at step ") || st.Body.ThreadId != 2 {
 		t.Fatalf("continue: stopped %+v, want the panic of G1", st.Body)
 	}
-	if got := c.stepOf(2); got != fmt.Sprintf("%d of %d", total-1, total) {
-		t.Errorf("the panic one step away at step %s, want %d", got, total-1)
+	if got := c.stepOf(2); got != fmt.Sprintf("%d of %d", total, total) {
+		t.Errorf("the panic one step away at step %s, want %d", got, total)
 	}
 	queue := filepath.Join(dir, "queue.go")
 	fs := c.stack(2)
@@ -507,7 +510,7 @@ func TestReplaySession(t *testing.T) {
 	if st.Body.Reason != "exception" || st.Body.ThreadId != 2 {
 		t.Fatalf("at the end: stopped %+v", st.Body)
 	}
-	if got := c.stepOf(2); got != fmt.Sprintf("%d of %d", total, total) {
+	if got := c.stepOf(2); got != fmt.Sprintf("ended after %d steps", total) {
 		t.Errorf("at the end: step %s", got)
 	}
 	if r, err := c.Call("next", map[string]any{"threadId": 2}); err == nil || !strings.Contains(err.Error(), "ended") {
@@ -515,7 +518,7 @@ func TestReplaySession(t *testing.T) {
 	}
 	c.call("stepBack", map[string]any{"threadId": 2})
 	st = c.stopped()
-	if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", total-1, total) {
+	if got := c.stepOf(st.Body.ThreadId); got != fmt.Sprintf("%d of %d", total, total) {
 		t.Errorf("after a step back from the end: step %s", got)
 	}
 
@@ -524,7 +527,7 @@ func TestReplaySession(t *testing.T) {
 	c.call("reverseContinue", map[string]any{"threadId": st.Body.ThreadId})
 	st = c.stopped()
 	var k int
-	if _, err := fmt.Sscanf(c.stepOf(st.Body.ThreadId), "%d of", &k); err != nil || st.Body.Reason != "breakpoint" || k >= total-1 {
+	if _, err := fmt.Sscanf(c.stepOf(st.Body.ThreadId), "%d of", &k); err != nil || st.Body.Reason != "breakpoint" || k >= total {
 		t.Fatalf("reverseContinue: stopped %+v at step %s", st.Body, c.stepOf(st.Body.ThreadId))
 	}
 	if fs := c.stack(st.Body.ThreadId); fs[0].Line != 42 {
@@ -533,7 +536,7 @@ func TestReplaySession(t *testing.T) {
 
 	c.call("restart", nil)
 	st = c.stopped()
-	if got := c.stepOf(st.Body.ThreadId); st.Body.Reason != "entry" || got != fmt.Sprintf("0 of %d", total) {
+	if got := c.stepOf(st.Body.ThreadId); st.Body.Reason != "entry" || got != fmt.Sprintf("1 of %d", total) {
 		t.Errorf("restart: stopped %+v at step %s", st.Body, got)
 	}
 	c.call("disconnect", nil)
@@ -732,7 +735,7 @@ func TestDeterministic(t *testing.T) {
 			}
 			c.call("next", map[string]any{"threadId": st.Body.ThreadId})
 			st = c.stopped()
-			if st.Body.Reason == "exception" && strings.HasPrefix(c.stepOf(st.Body.ThreadId), "24 of 24") {
+			if st.Body.Reason == "exception" && strings.HasPrefix(c.stepOf(st.Body.ThreadId), "ended after 24 steps") {
 				steps = append(steps, fmt.Sprintf("stopped %s %s\n%s", st.Body.Reason, c.stepOf(st.Body.ThreadId), c.transcript()))
 				break
 			}

@@ -109,7 +109,7 @@ func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason st
 		}
 	}
 	for _, r := range st.Races {
-		s.output("console", "data race: "+r+"\n")
+		s.output("console", raceLine(r))
 	}
 	if st.Saved != "" {
 		s.output("console", "the new schedule is saved in "+st.Saved+"\n")
@@ -147,7 +147,7 @@ func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason st
 // sendStep tells the client where the paused execution is in its schedule (dapext.StepEvent),
 // for a timeline of the schedule to follow.
 func (s *Session) sendStep(st *control.State) {
-	body := dapext.StepEventBody{Step: st.Step, Steps: runSteps(s.dbg.plan), Following: st.Following, Ended: st.Ended}
+	body := dapext.StepEventBody{Step: st.Step, Current: currentStep(st), Steps: runSteps(s.dbg.plan), Following: st.Following, Ended: st.Ended}
 	if !st.Following {
 		body.Steps = runSteps(s.dbg.trace)
 	}
@@ -155,6 +155,25 @@ func (s *Session) sendStep(st *control.State) {
 		body.Schedule = o.Path
 	}
 	s.sendEvent(&dapext.StepEvent{Event: s.event(dapext.StepEventName), Body: body})
+}
+
+// raceLine is a line of the Debug Console for a race the engine describes: its description
+// already begins "data race", which a prefix said twice ("data race: data race between ...").
+func raceLine(r string) string {
+	if !strings.HasPrefix(r, "data race") {
+		r = "data race: " + r
+	}
+	return r + "\n"
+}
+
+// currentStep is the step the paused execution is before, numbered from 1 (the next
+// goroutine's pending operation is that step), 0 once the execution has ended. The Scheduler
+// scope, the step event and so the timeline all number steps so.
+func currentStep(st *control.State) int {
+	if st.Ended {
+		return 0
+	}
+	return st.Step + 1
 }
 
 // runSteps counts the steps that run a goroutine (not the data choices).

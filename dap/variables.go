@@ -141,7 +141,12 @@ func (s *Session) schedulerScope(g *control.Goroutine) []value {
 		}
 		total = fmt.Sprint(n)
 	}
-	out := []value{{Name: "step", Value: fmt.Sprintf("%d of %s", st.Step, total)}}
+	// The step is the one the execution is paused before, numbered from 1 as the timeline
+	// numbers its marks (dapext.StepEventBody.Current): "3 of 10" after 2 steps have run.
+	out := []value{{Name: "step", Value: fmt.Sprintf("%d of %s", currentStep(st), total)}}
+	if st.Ended {
+		out[0].Value = fmt.Sprintf("ended after %d steps", st.Step)
+	}
 	if !st.Following && !st.Ended {
 		out[0].Value += " (left the schedule: manual scheduling or a divergence; then no preemption)"
 	}

@@ -29,6 +29,10 @@ type StepEventBody struct {
 	// Step is the number of scheduling steps the execution has run: the next step to run is
 	// Step+1 (1-based, as the timeline numbers them).
 	Step int `json:"step"`
+	// Current is the step the execution is paused before, Step+1 (0 once it has ended): the
+	// number the timeline marks and the Scheduler scope shows ("3 of 10"), so that both say
+	// the same. Added after Step; a client that reads only Step computes it as Step+1.
+	Current int `json:"current"`
 	// Steps is the number of steps of the schedule the execution follows.
 	Steps int `json:"steps"`
 	// Schedule is the path of the schedule file the session started from (the replayed file,
@@ -55,6 +59,10 @@ type GotoStepRequest struct {
 type GotoStepArguments struct {
 	// Step is the number of steps to have run when the execution pauses (0: at its start).
 	Step int `json:"step"`
+	// Current is the step the execution is paused before, Step+1 (0 once it has ended): the
+	// number the timeline marks and the Scheduler scope shows ("3 of 10"), so that both say
+	// the same. Added after Step; a client that reads only Step computes it as Step+1.
+	Current int `json:"current"`
 }
 
 // GotoStepResponse acknowledges a GotoStepRequest; a stopped event follows.

@@ -54,7 +54,10 @@ export class TimelinePanel implements vscode.Disposable {
       vscode.debug.onDidTerminateDebugSession((session) => {
         if (this.last?.session === session) {
           this.last = undefined;
-          void this.panel?.webview.postMessage({ current: 0, following: false });
+          // The session ended (Stop, or the test process ended): nothing is current, and
+          // nothing left the schedule — following: false would read "a goroutine was stepped by
+          // hand". sessionEnded says why there is no current step.
+          void this.panel?.webview.postMessage({ current: 0, sessionEnded: true });
         }
       }),
     );
@@ -186,6 +189,7 @@ window.addEventListener('message', (e) => {
   const at = document.querySelector('.mark.current');
   if (at) at.scrollIntoView({ block: 'nearest', inline: 'center' });
   session.textContent = current > 0 ? 'Debug session at step ' + current + ': click a step to move the session there' :
+    e.data.sessionEnded === true ? 'The debug session has ended' :
     e.data.following === false ? 'The debug session has left this schedule (a goroutine was stepped by hand)' : '';
 });
 </script>

@@ -42,9 +42,10 @@ func (s *Session) onThreadsRequest(req *dap.ThreadsRequest) {
 	s.send(&dap.ThreadsResponse{Response: s.response(&req.Request), Body: dap.ThreadsResponseBody{Threads: threads}})
 }
 
-// threadName names a goroutine with what tells it apart first — its id, its pending operation,
-// its state, whether it runs next — and then its function and creation site, which a narrow
-// Call Stack may cut: "G1 lock bank.go:46 [blocked] ← next · TestTransfer.func1 (bank_test.go:16)".
+// threadName names a goroutine by what tells it apart, short enough for a Call Stack in a
+// sidebar of ordinary width: its id first, its pending operation and where, its state, and
+// whether it runs next — "G1 lock bank.go:46 [blocked] ← next". Its function and creation site
+// are its stack's frames, one click away; they made the name too long to read.
 func (s *Session) threadName(g *control.Goroutine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "G%d", g.ID)
@@ -54,14 +55,6 @@ func (s *Session) threadName(g *control.Goroutine) string {
 	fmt.Fprintf(&b, " [%s]", g.Status)
 	if st := s.dbg.state; st != nil && !st.Ended && st.Next == g.ID {
 		b.WriteString(" ← next")
-	}
-	if n := len(g.Frames); n > 0 {
-		fmt.Fprintf(&b, " · %s", shortFunc(g.Frames[n-1].Func))
-	}
-	if g.Created != "" {
-		fmt.Fprintf(&b, " (%s)", shortPos(lineOf(g.Created)))
-	} else if g.ID == 0 {
-		b.WriteString(" (the test)")
 	}
 	return b.String()
 }

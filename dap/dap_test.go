@@ -631,7 +631,9 @@ func TestLaunchErrors(t *testing.T) {
 			c.Timeout = 5 * time.Minute
 			c.call("initialize", map[string]any{"adapterID": "interleave"})
 			tt.args["type"], tt.args["request"] = "interleave", "launch"
-			_, err := c.Call("launch", tt.args)
+			// A bad configuration is refused in the launch response; a build or a test that
+			// fails after the response ends the session with the reason in a notification.
+			err := c.Launch(tt.args)
 			if err == nil || !strings.Contains(err.Error(), tt.errors) {
 				t.Errorf("launch: %v, want an error saying %q", err, tt.errors)
 			}

@@ -146,7 +146,13 @@ func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, er
 			a.Program = filepath.Dir(a.Program)
 		}
 		if a.Strategy == "" {
-			a.Strategy = explore.DefaultStrategy
+			// The default of interleave test: the debugger found in 29 schedules what the
+			// command found in 2. Parameters given without a strategy are PCT's, as they
+			// were checked.
+			a.Strategy = explore.ToolStrategy
+			if len(a.params) > 0 {
+				a.Strategy = explore.DefaultStrategy
+			}
 		}
 		if a.Schedules == 0 && !o.Has("time") {
 			a.Schedules = explore.DefaultSchedules
@@ -224,11 +230,15 @@ func (t *target) close() {
 	})
 }
 
-// onLaunchRequest builds the test, starts it under the adapter's control and waits for the
-// configuration (breakpoints) before exploring or replaying: the initialized event follows
-// the launch response, and configurationDone starts the session.
+// onLaunchRequest checks the launch configuration, answers, then builds the test, starts it
+// under the adapter's control and sends the initialized event; configurationDone starts
+// exploring or replaying. The response comes before the build: VS Code shows a session (its
+// Call Stack entry, its Debug Console, its progress) only once its launch is answered, and a
+// cold build takes up to a minute, during which the Run and Debug view looked idle and the
+// Debug Console stayed empty. What goes wrong in the build ends the session with the reason
+// in a notification, as a launch error did.
 func (s *Session) onLaunchRequest(req *dap.LaunchRequest) {
-	if s.currentTarget() != nil {
+	if s.currentTarget() != nil || s.building.Load() {
 		s.sendError(&req.Request, errors.New("launch: the session already has a test process"))
 		return
 	}
@@ -237,24 +247,43 @@ func (s *Session) onLaunchRequest(req *dap.LaunchRequest) {
 		s.sendError(&req.Request, err)
 		return
 	}
-	t, err := s.startTarget(a)
+	t, pkgDir, err := s.prepareTarget(a)
 	if err != nil {
 		s.sendError(&req.Request, err)
 		return
 	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
 	s.mu.Lock()
+	s.cancelBuild = cancel
+	s.mu.Unlock()
+	s.building.Store(true)
+	s.send(&dap.LaunchResponse{Response: s.response(&req.Request)})
+	err = s.startTarget(ctx, t, pkgDir)
+	s.building.Store(false)
+	s.mu.Lock()
+	s.cancelBuild = nil
 	closed := s.closed
-	if !closed {
+	if err == nil && !closed {
 		s.target = t
 	}
 	s.mu.Unlock()
-	if closed {
+	switch {
+	case closed:
 		t.close()
+		return
+	case err != nil:
+		t.close()
+		if ctx.Err() != nil {
+			// Stop during the build: the developer asked for it, no notification.
+			s.terminatedAs("console", "terminated by the client during the build")
+			return
+		}
+		s.terminated(err.Error())
 		return
 	}
 	s.dbg = debugState{}
 	go s.watch(t)
-	s.send(&dap.LaunchResponse{Response: s.response(&req.Request)})
 	s.sendEvent(&dap.ProcessEvent{Event: s.event("process"), Body: dap.ProcessEventBody{Name: t.test.Package + " " + a.Test, SystemProcessId: t.proc.pid(), IsLocalProcess: true, StartMethod: "launch"}})
 	s.sendEvent(&dap.InitializedEvent{Event: s.event("initialized")})
 }
@@ -286,23 +315,20 @@ func (s *Session) watch(t *target) {
 	s.terminated(why)
 }
 
-// startTarget builds the test binary and starts it, connected to a new control listener.
-func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
+// prepareTarget checks what a launch can check at once — the package's module, the schedule
+// file and the build flags it records — and returns the target to build and the package's
+// directory.
+func (s *Session) prepareTarget(a *launchArgs) (_ *target, pkgDir string, err error) {
 	t := &target{args: a}
-	defer func() {
-		if err != nil {
-			t.close()
-		}
-	}()
-	pkgDir := a.Program
+	pkgDir = a.Program
 	if a.Mode == "replay" {
 		f, err := schedule.Load(a.ScheduleFile)
 		if err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
+			return nil, "", fmt.Errorf("launch: %w", err)
 		}
 		root, err := store.ModuleRoot(f.Test.Module, filepath.Dir(a.ScheduleFile), a.Cwd)
 		if err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
+			return nil, "", fmt.Errorf("launch: %w", err)
 		}
 		// The schedule's positions as they are in the source now (comments, blank lines,
 		// gofmt and edits elsewhere moved them).
@@ -315,17 +341,34 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	} else {
 		root, _, ok := store.FindModule(pkgDir)
 		if !ok {
-			return nil, fmt.Errorf("launch: %s is not in a Go module", pkgDir)
+			return nil, "", fmt.Errorf("launch: %s is not in a Go module", pkgDir)
 		}
 		t.moduleDir = root
 	}
+	if _, err := filepath.Rel(t.moduleDir, pkgDir); err != nil {
+		return nil, "", fmt.Errorf("launch: %w", err)
+	}
+	if a.Mode == "replay" {
+		// A replay builds the test as its schedule was found: the modules instrumented on
+		// request and the build flags the file records (only flags that run nothing).
+		if err := instrument.CheckRecordedFlags(a.ScheduleFile, t.file.BuildFlags); err != nil {
+			return nil, "", fmt.Errorf("launch: %w", err)
+		}
+	}
+	return t, pkgDir, nil
+}
+
+// startTarget builds the test binary of t and starts it, connected to a new control listener;
+// ctx stops the build.
+func (s *Session) startTarget(ctx context.Context, t *target, pkgDir string) (err error) {
+	a := t.args
 	rel, err := filepath.Rel(t.moduleDir, pkgDir)
 	if err != nil {
-		return nil, fmt.Errorf("launch: %w", err)
+		return fmt.Errorf("launch: %w", err)
 	}
 	t.work, err = instrument.WorkDir("interleave-dap")
 	if err != nil {
-		return nil, fmt.Errorf("launch: %w", err)
+		return fmt.Errorf("launch: %w", err)
 	}
 	s.output("console", fmt.Sprintf("instrumenting and building %s ...\n", pkgDir))
 	// A cold build takes seconds to minutes: the client shows it as progress from the start.
@@ -335,15 +378,11 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 			Title: "Building " + filepath.Base(pkgDir), Message: "instrumenting and building the test binary"}})
 	}
 	buildStart := time.Now()
-	ctx := s.ctx
 	flags := append([]string(nil), a.BuildFlags...)
 	var modules []string
 	if t.file != nil {
 		// A replay builds the test as its schedule was found: the modules instrumented on
 		// request and the build flags the file records (only flags that run nothing).
-		if err := instrument.CheckRecordedFlags(a.ScheduleFile, t.file.BuildFlags); err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
-		}
 		flags = append(flags, t.file.BuildFlags...)
 		modules = t.file.Instrument
 	}
@@ -360,9 +399,9 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	if err != nil {
 		var ie *instrument.Error
 		if errors.As(err, &ie) {
-			return nil, fmt.Errorf("%s failed: %s", ie.Op, strings.TrimSpace(ie.Detail))
+			return fmt.Errorf("%s failed: %s", ie.Op, strings.TrimSpace(ie.Detail))
 		}
-		return nil, fmt.Errorf("instrument %s: %w", pkgDir, err)
+		return fmt.Errorf("instrument %s: %w", pkgDir, err)
 	}
 	for _, p := range res.Problems {
 		s.output("console", fmt.Sprintf("not instrumented: %s: %s\n", p.Pos, p.Msg))
@@ -374,20 +413,20 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		}
 	}
 	if pkg == nil {
-		return nil, fmt.Errorf("launch: %s has no tests", pkgDir)
+		return fmt.Errorf("launch: %s has no tests", pkgDir)
 	}
 	if a.Test == "" || a.Mode == "explore" {
 		tests, err := listTests(pkg.Binary, pkg.Dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case a.Test == "" && len(tests) == 1:
 			a.Test = tests[0]
 		case a.Test == "":
-			return nil, fmt.Errorf(`launch: "test" is required: %s has tests %s`, pkg.ImportPath, strings.Join(tests, ", "))
+			return fmt.Errorf(`launch: "test" is required: %s has tests %s`, pkg.ImportPath, strings.Join(tests, ", "))
 		case !contains(tests, a.Test):
-			return nil, fmt.Errorf("launch: package %s has no test %s (it has %s)", pkg.ImportPath, a.Test, strings.Join(tests, ", "))
+			return fmt.Errorf("launch: package %s has no test %s (it has %s)", pkg.ImportPath, a.Test, strings.Join(tests, ", "))
 		}
 	}
 	t.points = make(map[string]map[int]bool, len(res.Points))
@@ -398,7 +437,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		}
 	}
 	if t.ctl, err = listenControl(); err != nil {
-		return nil, err
+		return err
 	}
 	t.stderr = &tail{next: outputWriter{s, "stderr"}}
 	env := os.Environ()
@@ -409,7 +448,7 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 	env = append(env, pkg.BuildEnv()...)
 	t.proc, err = s.startProcess(pkg.Binary, runArgs(a.Test), pkg.Dir, env, outputWriter{s, "stdout"}, t.stderr)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t.vars, t.novars = t.proc.debugger()
 	hello, err := t.ctl.accept(ctx, t.proc.exited())
@@ -417,17 +456,17 @@ func (s *Session) startTarget(a *launchArgs) (_ *target, err error) {
 		if tl := t.stderr.String(); tl != "" {
 			err = fmt.Errorf("%w:\n%s", err, tl)
 		}
-		return nil, fmt.Errorf("launch: %w", err)
+		return fmt.Errorf("launch: %w", err)
 	}
 	if hello.Test != nil {
 		t.test = *hello.Test
 	}
 	if t.file != nil {
 		if err := t.file.Check(schedule.Test{Module: t.test.Module, Package: t.test.Package, Name: t.test.Name}); err != nil {
-			return nil, fmt.Errorf("launch: %w", err)
+			return fmt.Errorf("launch: %w", err)
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // startProcess starts the test binary under Delve, or plainly when Delve is off or cannot
@@ -514,7 +553,7 @@ func (s *Session) explore(t *target) {
 	progress(&x.Progress)
 	s.progressEnd(id, summary)
 	for _, r := range x.Races {
-		s.output("console", "data race: "+r+"\n")
+		s.output("console", raceLine(r))
 	}
 	if x.Notice != "" {
 		s.output("console", "interleave: "+x.Notice+"\n")

@@ -91,6 +91,10 @@ type Session struct {
 	// running is set while the test process runs an execution (pause applies then),
 	// exploring while it explores (cancel applies then).
 	running, exploring atomic.Bool
+	// building is set while a launch builds the test (after its response); cancelBuild, under
+	// mu, stops that build (Stop during the build).
+	building    atomic.Bool
+	cancelBuild context.CancelFunc
 }
 
 // NewSession returns a session that reads requests from r and writes responses and events to
@@ -201,7 +205,7 @@ func (s *Session) readLoop() error {
 		case *dap.TerminateRequest:
 			s.onTerminateRequest(m)
 		case *dap.ThreadsRequest:
-			if s.running.Load() || s.exploring.Load() {
+			if s.running.Load() || s.exploring.Load() || s.building.Load() {
 				// The worker is busy running the test: VS Code asks for threads at any time
 				// and waits for the answer, so it gets one now.
 				s.send(&dap.ThreadsResponse{Response: s.response(&m.Request), Body: dap.ThreadsResponseBody{Threads: []dap.Thread{{Id: 1, Name: "G0 (running)"}}}})
@@ -341,7 +345,17 @@ func (s *Session) onDisconnectRequest(req *dap.DisconnectRequest) {
 // onTerminateRequest stops the test process; the session ends with a terminated event.
 func (s *Session) onTerminateRequest(req *dap.TerminateRequest) {
 	s.send(&dap.TerminateResponse{Response: s.response(&req.Request)})
-	s.stopTarget("terminated by the client")
+	// The developer pressed Stop: the Debug Console says so, and no notification does
+	// (an "important" output is a toast in VS Code, on every Stop).
+	s.mu.Lock()
+	cancelBuild := s.cancelBuild
+	s.mu.Unlock()
+	if cancelBuild != nil {
+		// The launch that builds ends the session when its build stops.
+		cancelBuild()
+		return
+	}
+	s.stopTargetAs("console", "terminated by the client")
 }
 
 // shutdown stops the test process and removes temporary files. It is idempotent.
@@ -361,8 +375,12 @@ func (s *Session) shutdown() {
 	}
 }
 
-// stopTarget ends the test process and tells the client.
-func (s *Session) stopTarget(why string) {
+// stopTarget ends the test process and tells the client why, as a notification: the session
+// ended for a reason the developer did not choose.
+func (s *Session) stopTarget(why string) { s.stopTargetAs("important", why) }
+
+// stopTargetAs ends the test process and tells the client why in an output event of category.
+func (s *Session) stopTargetAs(category, why string) {
 	s.mu.Lock()
 	t := s.target
 	s.target = nil
@@ -371,13 +389,16 @@ func (s *Session) stopTarget(why string) {
 		return
 	}
 	t.close()
-	s.terminated(why)
+	s.terminatedAs(category, why)
 }
 
-// terminated sends the output and terminated events that end a debuggee.
-func (s *Session) terminated(why string) {
+// terminated sends the output and terminated events that end a debuggee, why as a
+// notification.
+func (s *Session) terminated(why string) { s.terminatedAs("important", why) }
+
+func (s *Session) terminatedAs(category, why string) {
 	if why != "" {
-		s.output("important", why+"\n")
+		s.output(category, why+"\n")
 	}
 	s.sendEvent(&dap.TerminatedEvent{Event: s.event("terminated")})
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -210,16 +211,40 @@ func (c *Client) Stopped() (*dap.StoppedEvent, error) {
 	return e.(*dap.StoppedEvent), nil
 }
 
+// Launch sends a launch request and waits until the adapter is ready for the configuration
+// (the initialized event). The adapter answers a launch before it builds the test: a launch
+// whose build or start fails ends the session instead, with a terminated event, and Launch
+// returns the notifications (output events of category "important") that said why.
+func (c *Client) Launch(args any) error {
+	if _, err := c.Call("launch", args); err != nil {
+		return err
+	}
+	m, err := c.take("the initialized or terminated event", func(m dap.Message) bool {
+		e, ok := m.(dap.EventMessage)
+		return ok && (e.GetEvent().Event == "initialized" || e.GetEvent().Event == "terminated")
+	})
+	if err != nil {
+		return err
+	}
+	if m.(dap.EventMessage).GetEvent().Event == "initialized" {
+		return nil
+	}
+	why := ""
+	for _, e := range c.Events("output") {
+		if o := e.(*dap.OutputEvent); o.Body.Category == "important" {
+			why += o.Body.Output
+		}
+	}
+	return &ErrorResponse{Command: "launch", Message: strings.TrimSpace(why)}
+}
+
 // Start runs the start of a session as VS Code does: initialize, launch with args, then on
 // the initialized event the breakpoints (file → lines) and configurationDone.
 func (c *Client) Start(launch any, breakpoints map[string][]int) error {
 	if _, err := c.Call("initialize", map[string]any{"clientID": "vscode", "adapterID": "interleave", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path", "supportsProgressReporting": true}); err != nil {
 		return err
 	}
-	if _, err := c.Call("launch", launch); err != nil {
-		return err
-	}
-	if _, err := c.Event("initialized"); err != nil {
+	if err := c.Launch(launch); err != nil {
 		return err
 	}
 	for file, lines := range breakpoints {

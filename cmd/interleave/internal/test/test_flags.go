@@ -61,9 +61,9 @@ var (
 )
 
 func parseTestFlags(args []string) (*testFlags, error) {
-	f := &testFlags{strategy: "portfolio", params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second, workers: runtime.NumCPU(),
+	f := &testFlags{strategy: explore.ToolStrategy, params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second, workers: runtime.NumCPU(),
 		points: explore.DefaultPoints.String(), races: "report", raceRuns: explore.DefaultRaceRuns}
-	if !contains(strategy.Names, "portfolio") {
+	if !contains(strategy.Names, explore.ToolStrategy) {
 		f.strategy = explore.DefaultStrategy
 	}
 	for i := 0; i < len(args); i++ {

@@ -1,6 +1,13 @@
 package test
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/interleave-dev/interleave/cmd/interleave/internal/report"
+	"github.com/interleave-dev/interleave/engine/explore"
+)
 
 // TestBugAfter: the FAIL line counts schedules as the bug's report above it does (the first
 // bug's number), and adds how many ran in all when the workers ran more; it said "after 4
@@ -18,5 +25,47 @@ func TestBugAfter(t *testing.T) {
 		if got := bugAfter("deadlock", tc.firstBug, tc.schedules); got != tc.want {
 			t.Errorf("bugAfter(%d, %d) = %q, want %q", tc.firstBug, tc.schedules, got, tc.want)
 		}
+	}
+}
+
+// TestDropDuplicateSchedules: of the schedules two workers saved for one bug (each with its
+// copy as found), only the reported one stays; a different bug's, and a saved schedule a
+// worker replayed to the same bug, stay too. One -p 2 run left four rows in the Schedules
+// view for one bug.
+func TestDropDuplicateSchedules(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	won, wonFound := file("TestX-deadlock-1.json"), file("TestX-deadlock-1.found.json")
+	lost, lostFound := file("TestX-deadlock-2.json"), file("TestX-deadlock-2.found.json")
+	other := file("TestX-panic-3.json")
+	kept := file("TestX-deadlock-kept.json")
+	bug := func(kind, pos, path string) *explore.EventBug {
+		return &explore.EventBug{Kind: kind, Position: pos, Schedule: path}
+	}
+	res := &explore.Event{Bug: bug("deadlock", "a.go:8:2", won)}
+	results := []*partResult{
+		{Part: report.Part{Event: &explore.Event{Bug: res.Bug}}},
+		{Part: report.Part{Event: &explore.Event{Bug: bug("deadlock", "a.go:8:2", lost)}}},
+		{Part: report.Part{Event: &explore.Event{Bug: bug("panic", "a.go:9:2", other)}}},
+		{Part: report.Part{Event: &explore.Event{Bug: bug("deadlock", "a.go:8:2", kept), SavedFailing: 1}}},
+		{Part: report.Part{Event: nil}},
+	}
+	dropped := dropDuplicateSchedules(res, results)
+	for p, want := range map[string]bool{won: true, wonFound: true, lost: false, lostFound: false, other: true, kept: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+	if len(dropped) != 1 || !dropped[lost] {
+		t.Errorf("dropped %v, want %s", dropped, lost)
+	}
+	if res.Notice != "" {
+		t.Errorf("notice %q", res.Notice)
 	}
 }

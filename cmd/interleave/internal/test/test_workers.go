@@ -7,8 +7,10 @@ package test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -348,7 +350,8 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 		return nil, log, err
 	}
 	addSaved(res, results)
-	if err := mergePartFindings(j, results, res); err != nil {
+	dropped := dropDuplicateSchedules(res, results)
+	if err := mergePartFindings(j, results, res, dropped); err != nil {
 		res.Notice = strings.TrimPrefix(res.Notice+"\n", "\n") + err.Error()
 	}
 	return res, log, nil
@@ -356,7 +359,7 @@ func exploreParts(ctx context.Context, f *testFlags, j *testJob, env []string, l
 
 // mergePartFindings merges the findings documents the test's workers wrote into the store,
 // and points the result at the merged document.
-func mergePartFindings(j *testJob, results []*partResult, res *explore.Event) error {
+func mergePartFindings(j *testJob, results []*partResult, res *explore.Event, dropped map[string]bool) error {
 	var docs []*findings.File
 	for _, r := range results {
 		if r.Event == nil || r.Event.Findings == "" {
@@ -375,9 +378,45 @@ func mergePartFindings(j *testJob, results []*partResult, res *explore.Event) er
 	if err != nil {
 		return fmt.Errorf("the findings of the workers: %v", err)
 	}
+	for i := range m.Bugs {
+		// The bug's schedule is the one the run reports, not a duplicate removed.
+		if dropped[m.Bugs[i].Schedule] {
+			m.Bugs[i].Schedule = res.Bug.Schedule
+		}
+	}
 	if err := m.Save(j.pkg.ModuleDir); err != nil {
 		return err
 	}
 	res.Findings, res.Races = m.Path, len(m.Races)
 	return nil
+}
+
+// dropDuplicateSchedules removes the schedules that workers other than the one whose bug the
+// run reports saved in this run for the same bug (kind and position), and their copies as
+// found: each worker saves and minimizes the bug it finds, and one -p 2 run left four files —
+// four rows of the Schedules view — for one bug. A bug that a worker found again by replaying
+// a saved schedule keeps that schedule, and a different bug keeps its own.
+// It returns the schedules removed.
+func dropDuplicateSchedules(res *explore.Event, results []*partResult) map[string]bool {
+	dropped := map[string]bool{}
+	if res.Bug == nil || res.Bug.Schedule == "" {
+		return dropped
+	}
+	for _, r := range results {
+		e := r.Event
+		if e == nil || e.Bug == nil || e.SavedFailing > 0 {
+			continue
+		}
+		b := e.Bug
+		if b.Schedule == "" || b.Schedule == res.Bug.Schedule || b.Kind != res.Bug.Kind || b.Position != res.Bug.Position {
+			continue
+		}
+		for _, p := range []string{b.Schedule, strings.TrimSuffix(b.Schedule, ".json") + ".found.json"} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				res.Notice = strings.TrimPrefix(res.Notice+"\n", "\n") + fmt.Sprintf("the duplicate schedule of worker %s: %v", r.Part.Part, err)
+			}
+		}
+		dropped[b.Schedule] = true
+	}
+	return dropped
 }

@@ -34,7 +34,7 @@ export function replayInDebugger(schedule: string): Thenable<boolean> {
 }
 
 /** A QuickPick of the store's schedules: test, kind, preemptions, age. */
-export async function pickSchedule(): Promise<string | undefined> {
+export async function pickSchedule(title = 'Replay a schedule'): Promise<string | undefined> {
   const schedules = await listSchedules();
   if (schedules.length === 0) {
     void vscode.window.showInformationMessage('Interleave: no saved schedule in the workspace yet (explore a test first).');
@@ -46,12 +46,13 @@ export async function pickSchedule(): Promise<string | undefined> {
     description: `${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'} · ${age(s.time, now)}`,
     detail: s.path,
     path: s.path,
-  })), { title: 'Replay a schedule', matchOnDetail: true });
+  })), { title, matchOnDetail: true });
   return picked?.path;
 }
 
 /** Registers the commands. */
-export function registerCommands(context: vscode.ExtensionContext, refresh: () => void, timeline: TimelinePanel, mark?: (schedule: string, v: Verdict) => void): void {
+export function registerCommands(context: vscode.ExtensionContext, refresh: () => void, timeline: TimelinePanel, mark?: (schedule: string, v: Verdict) => void,
+  selectedSchedule: () => string | undefined = () => undefined): void {
   const reg = (id: string, f: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, f));
   };
@@ -88,7 +89,8 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
     // From a diagnostic's action: module dir, package dir, test, and {schedule} for a bug, or
     // {findings, race} for a race, which has no schedule file: the race is replayed in the
     // debugger (races failing at the first), and the timeline follows that session. From the
-    // Schedules view: its item. From the palette: the debug session's schedule, or one picked.
+    // Schedules view: its item (its context menu, its inline action). From the palette: the
+    // debug session's schedule, the item selected in the Schedules view, or one picked.
     if (args.length >= 4 && args[3] !== null && typeof args[3] === 'object') {
       const o = args[3] as { schedule?: unknown; findings?: unknown };
       if (typeof o.schedule === 'string') {
@@ -102,7 +104,7 @@ export function registerCommands(context: vscode.ExtensionContext, refresh: () =
         return;
       }
     }
-    const schedule = schedulePathOf(args[0]) ?? timeline.sessionSchedule() ?? (await pickSchedule());
+    const schedule = schedulePathOf(args[0]) ?? timeline.sessionSchedule() ?? selectedSchedule() ?? (await pickSchedule('Show the timeline of a schedule'));
     if (schedule !== undefined) {
       await timeline.show(schedule);
     }

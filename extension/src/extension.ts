@@ -10,7 +10,7 @@ import { ConfigurationProvider } from './debug/configuration';
 import { AdapterFactory } from './debug/factory';
 import { ExplorationStatus } from './debug/status';
 import { startLanguageClient } from './language/client';
-import { SchedulesView } from './schedules/view';
+import { schedulePathOf, SchedulesView } from './schedules/view';
 import { TestingController } from './testing/controller';
 import { TimelinePanel } from './timeline/panel';
 import { missingInterleaveMessage } from './tools/lookup';
@@ -34,11 +34,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.commands.registerCommand('interleave.cancelExploration', () => status.cancel()));
 
   const schedules = new SchedulesView();
-  context.subscriptions.push(schedules, vscode.window.registerTreeDataProvider('interleave.schedules', schedules));
+  const schedulesTree = vscode.window.createTreeView('interleave.schedules', { treeDataProvider: schedules });
+  context.subscriptions.push(schedules, schedulesTree);
   context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
   const timeline = new TimelinePanel();
   context.subscriptions.push(timeline);
-  registerCommands(context, () => schedules.refresh(), timeline, (p, v) => schedules.mark(p, v));
+  registerCommands(context, () => schedules.refresh(), timeline, (p, v) => schedules.mark(p, v),
+    () => (schedulesTree.visible ? schedulePathOf(schedulesTree.selection[0]) : undefined));
   context.subscriptions.push(new TestingController((pkgDir, test) => exploreInDebugger(pkgDir, test), output));
 
   const startClient = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { age, modulePath, notExplored, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
+import { age, modulePath, notExplored, oneRowPerBug, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
 import { discoverTests, runPattern } from '../src/testing/discover';
 import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
 import { exploreOptions } from '../src/debug/options';
@@ -112,4 +112,32 @@ test('an action\'s options become launch attributes; anything else is left out',
   assert.deepEqual(exploreOptions('/a/path'), {});
   assert.deepEqual(exploreOptions(undefined), {});
   assert.deepEqual(exploreOptions(null), {});
+});
+
+test('the Schedules view lists one row per bug: the minimized schedule, not the copies of other workers or as found', () => {
+  const doc = (pos: string, preemptions: number, kind = 'deadlock'): string => JSON.stringify({
+    format: 'interleave-schedule', version: 1,
+    test: { module: 'example.com/bank', package: 'example.com/bank', name: 'TestTransfer' },
+    result: { steps: 3, preemptions }, bug: kind === 'pass' ? null : { kind, message: 'all goroutines are blocked', pos, step: 3 }, steps: [],
+  });
+  const dir = '/m/.interleave/schedules/';
+  // One -p 2 run: each worker saved the bug and its copy as found.
+  const rows = [
+    parseSchedule(dir + 'TestTransfer-deadlock-20261123T230127.759.json', doc('bank.go:46:2', 1)),
+    parseSchedule(dir + 'TestTransfer-deadlock-20261123T230127.759.found.json', doc('bank.go:46:2', 3)),
+    parseSchedule(dir + 'TestTransfer-deadlock-20261123T230127.801.json', doc('bank.go:46:2', 1)),
+    parseSchedule(dir + 'TestTransfer-deadlock-20261123T230127.801.found.json', doc('bank.go:46:2', 2)),
+    // Another bug of the same test, and two passing schedules kept as regression tests.
+    parseSchedule(dir + 'TestTransfer-deadlock-20261123T230128.000.json', doc('bank.go:50:2', 4)),
+    parseSchedule(dir + 'TestTransfer-pass-20261123T230129.000.json', doc('', 0, 'pass')),
+    parseSchedule(dir + 'TestTransfer-pass-20261123T230130.000.json', doc('', 0, 'pass')),
+  ].map((s) => { assert.ok(s); return s; });
+  assert.equal(rows[0].position, 'bank.go:46:2');
+  const shown = oneRowPerBug(rows).map((s) => s.path.slice(dir.length));
+  assert.deepEqual(shown, [
+    'TestTransfer-deadlock-20261123T230127.801.json',
+    'TestTransfer-deadlock-20261123T230128.000.json',
+    'TestTransfer-pass-20261123T230129.000.json',
+    'TestTransfer-pass-20261123T230130.000.json',
+  ]);
 });

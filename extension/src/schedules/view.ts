@@ -3,7 +3,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { age, ScheduleSummary } from '../store/store';
+import { age, oneRowPerBug, ScheduleSummary } from '../store/store';
 import { StoreWatcher } from '../store/watch';
 import { listSchedules, moduleRootOf } from './list';
 import { scheduleTooltip } from './tooltip';
@@ -17,9 +17,12 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
   private readonly watcher = new StoreWatcher('schedules');
   /** Verify fix's verdicts, by schedule path. */
   private readonly verdicts = new Map<string, Verdict>();
+  /** Redraws the rows once a minute, so that their ages move on ("just now" stayed so). */
+  private readonly ticker: ReturnType<typeof setInterval>;
 
   constructor() {
     this.watcher.onDidChange(() => this.refresh());
+    this.ticker = setInterval(() => this.refresh(), 60_000);
   }
 
   refresh(): void {
@@ -40,7 +43,7 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
       return node.schedules.map((schedule) => ({ kind: 'schedule', schedule }));
     }
     const byModule = new Map<string, ScheduleSummary[]>();
-    for (const s of await listSchedules()) {
+    for (const s of oneRowPerBug(await listSchedules())) {
       const root = moduleRootOf(s.path);
       byModule.set(root, [...(byModule.get(root) ?? []), s]);
     }
@@ -77,6 +80,7 @@ export class SchedulesView implements vscode.TreeDataProvider<Node>, vscode.Disp
   }
 
   dispose(): void {
+    clearInterval(this.ticker);
     this.watcher.dispose();
     this.changed.dispose();
   }

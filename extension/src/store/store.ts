@@ -17,13 +17,15 @@ export interface ScheduleSummary {
   time: number;
   /** Set for the schedule as found, kept beside its minimized one. */
   found: boolean;
+  /** The bug's position ("bank.go:46:2"), empty when unknown or for a passing schedule. */
+  position: string;
 }
 
 interface ScheduleDoc {
   format?: unknown;
   test?: { module?: unknown; package?: unknown; name?: unknown };
   result?: { steps?: unknown; preemptions?: unknown };
-  bug?: { kind?: unknown; message?: unknown } | null;
+  bug?: { kind?: unknown; message?: unknown; pos?: unknown } | null;
   steps?: unknown;
 }
 
@@ -64,7 +66,32 @@ export function parseSchedule(path: string, text: string): ScheduleSummary | und
     steps: num(doc.result?.steps),
     time: timeFromName(name),
     found: name.endsWith('.found.json'),
+    position: doc.bug ? str(doc.bug.pos) : '',
   };
+}
+
+/**
+ * One schedule per bug, for a list: the schedules of the same bug (module, package, test,
+ * kind, and position, or message when the position is unknown) are one row, the minimized
+ * schedule rather than its copy as found, the fewer preemptions, then the newest. Each worker
+ * process of a run saves the bug it finds with its copy as found: one -p 2 run listed four
+ * rows for one bug. Passing schedules are each their own. The order of schedules is kept.
+ */
+export function oneRowPerBug(schedules: ScheduleSummary[]): ScheduleSummary[] {
+  const better = (a: ScheduleSummary, b: ScheduleSummary): boolean =>
+    a.found !== b.found ? !a.found : a.preemptions !== b.preemptions ? a.preemptions < b.preemptions : (a.time || 0) > (b.time || 0);
+  const best = new Map<string, ScheduleSummary>();
+  const keyOf = (s: ScheduleSummary): string =>
+    s.kind === 'pass' ? `pass\0${s.path}` : [s.module, s.package, s.test, s.kind, s.position || s.message].join('\0');
+  for (const s of schedules) {
+    const k = keyOf(s);
+    const b = best.get(k);
+    if (b === undefined || better(s, b)) {
+      best.set(k, s);
+    }
+  }
+  const keep = new Set(best.values());
+  return schedules.filter((s) => keep.has(s));
 }
 
 /** "3 minutes ago", for a list. */

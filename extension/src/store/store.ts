@@ -135,6 +135,11 @@ export interface TestEvent {
   Status?: string;
   /** Why a test was not explored as asked (cut at the step bound, abandoned outside the engine). */
   Reason?: string;
+  /** The races found (a pass may have races), the findings document that lists them, and a
+   * notice (what the run noticed that is not a bug). */
+  Races?: number;
+  Findings?: string;
+  Notice?: string;
 }
 
 /** Splits a chunk of interleave test -json output into events; the partial last line is returned. */

@@ -1,4 +1,5 @@
-// The Testing view: the Go tests of the workspace (files, tests, literal subtests), with two
+// The Testing view: the Go tests of the workspace (package → file → test → literal subtests,
+// as vscode-go shows them), with two
 // run profiles — Explore interleavings (interleave test -json, one test at a time, results at
 // the bug's position) and Explore in debugger (the debug session of interleave.explore). Runs
 // of interleave test made elsewhere (a terminal, a task, CI's store copied in) show up too:
@@ -13,13 +14,20 @@ import { modulePath, notExplored, packageDir, parseEvents, parsePosition, parseR
 import { StoreWatcher } from '../store/watch';
 import { restrictedMessage, toolsOrError } from '../tools/tools';
 import { discoverTests, runPattern } from './discover';
+import { itemDescription, parseFindingsRaces, passText, raceText, runDuration } from './results';
 
-/** What a test item stands for. */
+/** What a test item stands for: a package (file is its directory), a file, a test or a
+ * subtest. */
 interface TestData {
   file: vscode.Uri;
+  pkg?: boolean;
   test?: string;
   subtest?: string;
 }
+
+/** The contextValue of a bug's message: its Replay and Show timeline actions (package.json's
+ * testing/message/context and testing/message/content menus). */
+export const bugMessageContext = 'interleave.bug';
 
 export class TestingController implements vscode.Disposable {
   private readonly ctrl = vscode.tests.createTestController('interleave', 'Interleave');
@@ -29,6 +37,8 @@ export class TestingController implements vscode.Disposable {
   private readonly origin = `vscode:${vscode.env.sessionId}`;
   /** The run summaries shown: a summary may be reported more than once. */
   private readonly shownSummaries = new Set<string>();
+  /** The schedule of each test item's last bug, for its message's actions. */
+  private readonly bugSchedules = new Map<string, string>();
 
   constructor(
     private readonly explore: (pkgDir: string, test: string) => Thenable<boolean>,
@@ -37,6 +47,8 @@ export class TestingController implements vscode.Disposable {
     this.ctrl.resolveHandler = async (item) => {
       if (item === undefined) {
         await this.discoverWorkspace();
+      } else if (this.data.get(item)?.pkg) {
+        await this.discoverPackage(item);
       } else {
         await this.discoverFile(item);
       }
@@ -50,7 +62,13 @@ export class TestingController implements vscode.Disposable {
       const item = this.fileItem(uri);
       void this.discoverFile(item);
     });
-    watcher.onDidDelete((uri) => this.ctrl.items.delete(uri.toString()));
+    watcher.onDidDelete((uri) => {
+      const pkg = this.ctrl.items.get(packageId(vscode.Uri.file(path.dirname(uri.fsPath))));
+      pkg?.children.delete(uri.toString());
+      if (pkg !== undefined && pkg.children.size === 0) {
+        this.ctrl.items.delete(pkg.id);
+      }
+    });
     // Tests of the files open in editors are there at once, for the gutter and Run Test at
     // Cursor; the rest when the Testing view asks.
     const discoverDoc = (doc: vscode.TextDocument): void => {
@@ -66,6 +84,20 @@ export class TestingController implements vscode.Disposable {
       }
     });
     this.disposables.push(watcher, runs, this.ctrl, vscode.workspace.onDidOpenTextDocument(discoverDoc));
+    // A bug's message in the test results: replay its schedule, or show its timeline.
+    const onBug = (command: string) => (arg: unknown): Thenable<unknown> | undefined => {
+      const id = (arg as { test?: { id?: unknown } } | undefined)?.test?.id;
+      const schedule = typeof id === 'string' ? this.bugSchedules.get(id) : undefined;
+      if (schedule === undefined) {
+        void vscode.window.showInformationMessage('Interleave: this result has no saved schedule (run the test again).');
+        return undefined;
+      }
+      return vscode.commands.executeCommand(command, schedule);
+    };
+    this.disposables.push(
+      vscode.commands.registerCommand('interleave.testReplay', onBug('interleave.replay')),
+      vscode.commands.registerCommand('interleave.testShowTimeline', onBug('interleave.showTimeline')),
+    );
   }
 
   /** Shows the results of a run summary written by interleave test run outside this view. */
@@ -116,10 +148,11 @@ export class TestingController implements vscode.Disposable {
     for (const { item, outcome } of found) {
       const r = outcome.Result;
       const ms = r?.Elapsed !== undefined ? r.Elapsed * 1000 : undefined;
+      item.description = itemDescription(r);
       if (outcome.Err !== undefined && outcome.Err !== '') {
         run.errored(item, new vscode.TestMessage(outcome.Err));
       } else if (r?.Bug !== undefined) {
-        run.failed(item, this.bugMessage(r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))), ms);
+        run.failed(item, this.bugMessage(item, r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))), ms);
       } else if (notExplored(outcome.Status, outcome.Reason) !== undefined) {
         run.skipped(item);
         run.appendOutput(notExplored(outcome.Status, outcome.Reason)!.replace(/\n/g, '\r\n') + '\r\n', undefined, item);
@@ -127,7 +160,7 @@ export class TestingController implements vscode.Disposable {
         run.skipped(item);
       } else if (r !== undefined) {
         run.passed(item, ms);
-        run.appendOutput(passSummary(r) + (r.Notice ? '\r\n' + r.Notice.replace(/\n/g, '\r\n') : '') + '\r\n', undefined, item);
+        await this.passOutput(run, item, r, moduleDir);
       }
     }
     run.end();
@@ -152,21 +185,51 @@ export class TestingController implements vscode.Disposable {
     }
   }
 
-  private fileItem(uri: vscode.Uri): vscode.TestItem {
-    const existing = this.ctrl.items.get(uri.toString());
+  /** The item of the package in directory dir: the top level of the tree, as vscode-go's. */
+  private packageItem(dir: vscode.Uri): vscode.TestItem {
+    const id = packageId(dir);
+    const existing = this.ctrl.items.get(id);
     if (existing !== undefined) {
       return existing;
     }
-    const item = this.ctrl.createTestItem(uri.toString(), vscode.workspace.asRelativePath(uri), uri);
+    const folder = vscode.workspace.getWorkspaceFolder(dir);
+    const rel = vscode.workspace.asRelativePath(dir, false);
+    const label = folder !== undefined && folder.uri.fsPath === dir.fsPath ? folder.name : rel;
+    const item = this.ctrl.createTestItem(id, label, dir);
     item.canResolveChildren = true;
-    this.data.set(item, { file: uri });
+    this.data.set(item, { file: dir, pkg: true });
     this.ctrl.items.add(item);
     return item;
   }
 
+  /** The item of a test file, under its package's. */
+  private fileItem(uri: vscode.Uri): vscode.TestItem {
+    const pkg = this.packageItem(vscode.Uri.file(path.dirname(uri.fsPath)));
+    const existing = pkg.children.get(uri.toString());
+    if (existing !== undefined) {
+      return existing;
+    }
+    const item = this.ctrl.createTestItem(uri.toString(), path.basename(uri.fsPath), uri);
+    item.canResolveChildren = true;
+    this.data.set(item, { file: uri });
+    pkg.children.add(item);
+    return item;
+  }
+
+  /** Finds the test files of a package item's directory. */
+  private async discoverPackage(item: vscode.TestItem): Promise<void> {
+    const d = this.data.get(item);
+    if (d?.pkg !== true) {
+      return;
+    }
+    for (const uri of await vscode.workspace.findFiles(new vscode.RelativePattern(d.file, '*_test.go'))) {
+      this.fileItem(uri);
+    }
+  }
+
   private async discoverFile(item: vscode.TestItem): Promise<void> {
     const d = this.data.get(item);
-    if (d === undefined || d.test !== undefined) {
+    if (d === undefined || d.test !== undefined || d.pkg === true) {
       return;
     }
     const text =
@@ -187,7 +250,7 @@ export class TestingController implements vscode.Disposable {
     item.children.replace(children);
   }
 
-  /** The tests a request runs: the items, or every test of the files among them. */
+  /** The tests a request runs: the items, or every test of the packages and files among them. */
   private async leaves(req: vscode.TestRunRequest): Promise<vscode.TestItem[]> {
     const roots: vscode.TestItem[] = [];
     if (req.include !== undefined) {
@@ -202,8 +265,16 @@ export class TestingController implements vscode.Disposable {
         out.push(item);
         continue;
       }
-      await this.discoverFile(item);
-      item.children.forEach((c) => out.push(c));
+      const files: vscode.TestItem[] = [item];
+      if (d?.pkg === true) {
+        await this.discoverPackage(item);
+        files.length = 0;
+        item.children.forEach((f) => files.push(f));
+      }
+      for (const f of files) {
+        await this.discoverFile(f);
+        f.children.forEach((c) => out.push(c));
+      }
     }
     return out.filter((i) => !req.exclude?.includes(i));
   }
@@ -288,6 +359,7 @@ export class TestingController implements vscode.Disposable {
     const budget = schedules !== undefined ? ['-schedules', String(schedules)] : [];
     const args = ['test', '-json', '-origin', this.origin, ...budget, '-run', runPattern(d.test, d.subtest), '.'];
     run.appendOutput(`$ interleave ${args.join(' ')}\r\n`, undefined, item);
+    const started = Date.now();
     return new Promise((resolve) => {
       const child = cp.spawn(bin, args, { cwd: dir, env });
       const cancel = token.onCancellationRequested(() => child.kill('SIGINT'));
@@ -310,12 +382,15 @@ export class TestingController implements vscode.Disposable {
         stderr += chunk.toString();
         run.appendOutput(chunk.toString().replace(/\n/g, '\r\n'), undefined, item);
       });
-      child.on('close', (code) => {
+      child.on('close', async (code) => {
         cancel.dispose();
-        const ms = final?.Elapsed !== undefined ? final.Elapsed * 1000 : undefined;
+        // The run as it was waited for: the build and the exploration (the event's Elapsed
+        // is the exploration's own time, 0.2 ms for a test whose run took 6 s).
+        const ms = runDuration(started, Date.now());
+        item.description = itemDescription(final);
         if (final?.Action === 'pass') {
           run.passed(item, ms);
-          run.appendOutput(passSummary(final) + '\r\n', undefined, item);
+          await this.passOutput(run, item, final, undefined);
         } else if (final?.Action === 'skip') {
           run.skipped(item);
           const why = notExplored(final.Status, final.Reason);
@@ -323,7 +398,7 @@ export class TestingController implements vscode.Disposable {
             run.appendOutput(why.replace(/\n/g, '\r\n') + '\r\n', undefined, item);
           }
         } else if (final?.Bug !== undefined) {
-          run.failed(item, this.bugMessage(final, d.file), ms);
+          run.failed(item, this.bugMessage(item, final, d.file), ms);
         } else if (token.isCancellationRequested) {
           run.skipped(item);
         } else {
@@ -334,9 +409,43 @@ export class TestingController implements vscode.Disposable {
     });
   }
 
-  private bugMessage(e: TestEvent, file: vscode.Uri): vscode.TestMessage {
+  /** Says how a test passed: with its races (each at both of its lines, in the editor too)
+   * and its notice. moduleDir is where the findings' positions are relative to (undefined:
+   * the findings document's module). */
+  private async passOutput(run: vscode.TestRun, item: vscode.TestItem, e: TestEvent, moduleDir: string | undefined): Promise<void> {
+    run.appendOutput(passText(e, passSummary(e)).replace(/\n/g, '\r\n') + '\r\n', undefined, item);
+    if ((e.Races ?? 0) === 0 || e.Findings === undefined || e.Findings === '') {
+      return;
+    }
+    const findings = path.isAbsolute(e.Findings) ? e.Findings : path.join(moduleDir ?? '', e.Findings);
+    let text: string;
+    try {
+      text = await readBounded(findings, limits.summary);
+    } catch (err) {
+      this.log.warn(`findings ${findings}: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const root = moduleDir ?? findings.slice(0, Math.max(0, findings.lastIndexOf('.interleave') - 1));
+    for (const r of parseFindingsRaces(text)) {
+      for (const at of ['a', 'b'] as const) {
+        const pos = parsePosition(r[at].pos);
+        const location = pos === undefined ? undefined :
+          new vscode.Location(vscode.Uri.file(path.isAbsolute(pos.file) ? pos.file : path.join(root, pos.file)), new vscode.Position(pos.line - 1, Math.max(0, pos.column - 1)));
+        run.appendOutput(raceText(r, at) + '\r\n', location, item);
+      }
+    }
+  }
+
+  private bugMessage(item: vscode.TestItem, e: TestEvent, file: vscode.Uri): vscode.TestMessage {
     const bug = e.Bug!;
     const msg = new vscode.TestMessage(`${bug.Kind}: ${bug.Message}\n\nschedule: ${bug.Schedule ?? '(not saved)'} (${bug.Preemptions} preemptions)${e.Output ?? ''}`);
+    if (bug.Schedule !== undefined && bug.Schedule !== '') {
+      // Replay and Show timeline on the message (package.json's testing/message menus).
+      msg.contextValue = bugMessageContext;
+      this.bugSchedules.set(item.id, bug.Schedule);
+    } else {
+      this.bugSchedules.delete(item.id);
+    }
     const pos = parsePosition(bug.Position);
     if (pos !== undefined) {
       const root = bug.Schedule !== undefined ? bug.Schedule.slice(0, bug.Schedule.lastIndexOf('.interleave') - 1) : path.dirname(file.fsPath);
@@ -358,4 +467,9 @@ export class TestingController implements vscode.Disposable {
   dispose(): void {
     this.disposables.forEach((d) => d.dispose());
   }
+}
+
+/** The id of the package item of directory dir. */
+function packageId(dir: vscode.Uri): string {
+  return `package:${dir.toString()}`;
 }

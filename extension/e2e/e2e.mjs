@@ -278,6 +278,9 @@ async function workbenchState(page) {
 async function stopDebugging(page) {
   await page.locator('.debug-toolbar .action-label[aria-label^="Stop"]').first().click();
   await waitFor(page, 'the session to end', () => document.querySelector('.debug-toolbar') === null || document.querySelector('.debug-toolbar').offsetParent === null, undefined, 60000);
+  // Stop shows no notification (it showed "terminated by the client" every time).
+  const toasts = await page.evaluate(() => [...document.querySelectorAll('.notification-toast')].map((e) => e.innerText).join(' | '));
+  if (/terminated by the client/.test(toasts)) fail(`Stop showed a notification: ${toasts}`);
 }
 
 async function openFile(page, rel) {
@@ -329,18 +332,30 @@ async function run(page, port, ws, shot, interleavePath) {
   await palette(page, 'Interleave: Show Schedule Timeline');
   const follow = await timelineFrame(page, 'svg circle.mark.current');
   const now = await currentStep(follow);
-  const target = Math.max(1, now - 3);
-  log('timeline: the session is at step', now, '; clicking step', target);
-  await follow.locator(`svg circle.mark[data-step="${target}"]`).click();
-  for (const deadline = Date.now() + 60000; (await currentStep(follow)) !== target;) {
-    if (Date.now() > deadline) fail(`the timeline's current step is ${await currentStep(follow)} after clicking step ${target}`);
-    await page.waitForTimeout(100);
+  const last = await follow.locator('svg circle.mark').count();
+  // Steps 1, 3 and the last, clicked: each time the timeline marks the clicked step, and the
+  // Scheduler scope shows the same number (the step the execution is paused before).
+  for (const target of [1, 3, last]) {
+    log('timeline: the session is at step', await currentStep(follow), '; clicking step', target, 'of', last);
+    await follow.locator(`svg circle.mark[data-step="${target}"]`).click();
+    for (const deadline = Date.now() + 60000; (await currentStep(follow)) !== target;) {
+      if (Date.now() > deadline) fail(`the timeline's current step is ${await currentStep(follow)} after clicking step ${target}`);
+      await page.waitForTimeout(100);
+    }
+    await pausedOn(page, `the session to stop at the clicked step ${target}`, 60000);
+    await waitFor(page, `the Scheduler scope at the clicked step ${target}`, (n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${n} of \\d+`).test(r.textContent || '')), target, 30000)
+      .catch(async (err) => fail(`${err.message}: ${await page.locator('.debug-variables').first().innerText().catch(() => '?')}`));
   }
-  await pausedOn(page, 'the session to stop at the clicked step', 60000);
-  // The Scheduler scope says the same: the clicked step is the next to run.
-  await waitFor(page, 'the Scheduler scope at the clicked step', (n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${n} of \\d+`).test(r.textContent || '')), target - 1, 30000);
+  log('timeline and Scheduler scope agree at steps 1, 3 and', last, '(the session was at', now, ')');
   await shot('04-timeline-follows-session.png');
   await stopDebugging(page);
+  // After Stop the timeline says the session ended, not that a goroutine was stepped by hand.
+  let said = '';
+  for (const deadline = Date.now() + 15000; !/ended/.test(said);) {
+    said = await follow.locator('#session').innerText().catch(() => '');
+    if (/stepped by hand/.test(said) || Date.now() > deadline) fail(`after Stop the timeline says: ${said}`);
+    await page.waitForTimeout(100);
+  }
 
   // 2d. The Replay lens the exploration's schedule brings, clicked: paused again.
   await replayLens(page, shot);
@@ -397,6 +412,7 @@ async function run(page, port, ws, shot, interleavePath) {
   log('testing view failure:', peek.replace(/\s+/g, ' '));
   await shot('05-testing-failure.png');
   await page.keyboard.press('Escape');
+  await testingTree(page, shot);
 
   // 5. The Schedules view lists the schedules saved above.
   await palette(page, 'Focus on Interleave Schedules View', 'Interleave Schedules View');
@@ -790,7 +806,7 @@ async function replayLens(page, shot) {
   await pausedOn(page, 'the Replay lens\'s session to stop', 120000);
   timings.replayLensToPaused = (Date.now() - tClick) / 1000;
   // Paused at its first scheduling point: only the test's goroutine exists yet.
-  await waitFor(page, 'the replay paused at step 0 in the Scheduler scope', () => [...document.querySelectorAll('.monaco-list-row')].some((r) => /^\s*step\W*0 of \d+/.test(r.textContent || '')), undefined, 60000);
+  await waitFor(page, 'the replay paused at step 1 in the Scheduler scope', () => [...document.querySelectorAll('.monaco-list-row')].some((r) => /^\s*step\W*1 of \d+/.test(r.textContent || '')), undefined, 60000);
   await shot('04c-replay-lens-paused.png');
   await stopDebugging(page);
 }
@@ -849,3 +865,28 @@ async function problemsFilter(page, text) {
 }
 
 main().catch((err) => { console.error('E2E FAILED:', err.message); process.exit(1); });
+
+// testingTree: the Testing view's tree has a package level, as vscode-go's (package → file →
+// test), and the test run above shows the run's duration (seconds, not the exploration's
+// fraction of a millisecond).
+async function testingTree(page, shot) {
+  await palette(page, 'Testing: Focus on Test Explorer View', 'Test Explorer');
+  const counter = page.locator('.test-explorer .monaco-list-row[aria-level="1"]', { hasText: 'counter' }).first();
+  await counter.waitFor({ timeout: 60000 }).catch(async (err) => fail(`no package row "counter" in the Test Explorer: ${await page.locator('.test-explorer').first().innerText().catch(() => '?')}`));
+  if ((await counter.getAttribute('aria-expanded')) === 'false') await counter.click();
+  const tree = await waitFor(page, 'the package level in the Test Explorer', () => {
+    const rows = [...document.querySelectorAll('.test-explorer .monaco-list-row')].map((r) => ({ level: Number(r.getAttribute('aria-level')), text: r.innerText.replace(/\s+/g, ' ').trim() }));
+    const pkg = rows.find((r) => r.level === 1 && /^counter\b/.test(r.text));
+    return pkg !== undefined && rows.some((r) => r.level === 2 && /account_test\.go/.test(r.text)) ? rows : null;
+  }, undefined, 60000).catch(async (err) => fail(`${err.message}: ${await page.locator('.test-explorer').first().innerText().catch(() => '?')}`));
+  log('test explorer:', tree.filter((r) => r.level <= 3).map((r) => `${r.level}:${r.text}`).join(' | ').slice(0, 400));
+  const duration = tree.map((r) => /TestConcurrentWithdraw.*?(\d+(?:\.\d+)?)\s*(ms|s)\b/.exec(r.text)).find((m) => m);
+  if (duration) {
+    const ms = Number(duration[1]) * (duration[2] === 's' ? 1000 : 1);
+    log('TestConcurrentWithdraw took', ms, 'ms in the Test Explorer');
+    if (ms < 100) fail(`the test's duration is ${duration[0]}: the exploration's time, not the run's`);
+  } else {
+    log('the Test Explorer shows no duration beside TestConcurrentWithdraw');
+  }
+  await shot('05b-testing-tree.png');
+}

@@ -66,7 +66,7 @@ func TestPackagesThatFlattenAlike(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}
-			failLine := "FAIL\texample.com/m/a/b\tTestLostUpdate\tfail bug after "
+			failLine := "FAIL\texample.com/m/a/b\tTestLostUpdate\tfail bug, "
 			okLine := "ok  \texample.com/m/a_b\tTestLostUpdate\t"
 			if !hasLinePrefix(out, failLine) {
 				t.Errorf("no line %q", failLine)

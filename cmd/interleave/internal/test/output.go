@@ -226,7 +226,7 @@ func (o *output) result(t testOutcome) {
 		fmt.Fprintf(o.stdout, "--- BUG: %s (%s, %.2fs)\n%s", t.Test, t.Package, e.Elapsed, base.IndentLines(strings.TrimRight(e.Report, "\n"), "    ")+"\n")
 		o.schedule(e.Bug, e.Trace)
 		o.races(e)
-		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s\n", t.Package, t.Test, bugAfter(e.Bug.Kind, e.FirstBug, e.Schedules))
+		fmt.Fprintf(o.stdout, "FAIL\t%s\t%s\t%s\n", t.Package, t.Test, bugRun(e.Bug.Kind, e.Schedules))
 	case t.Status == clireport.StatusSkipped:
 		fmt.Fprintf(o.stdout, "skip\t%s\t%s\n", t.Package, t.Test)
 	case t.Status == clireport.StatusAbandoned:
@@ -372,13 +372,10 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 	fmt.Fprint(o.stdout, base.IndentLines(strings.TrimRight(buf.String(), "\n"), "  ")+"\n")
 }
 
-// bugAfter is the end of a FAIL line: the bug's kind and after how many schedules it was
-// found, the number the report above it gives ("found by portfolio after 2 schedule(s)"),
-// then how many ran in all when the workers ran more: the line said "after 4 schedule(s)"
-// under the report's "after 2 schedule(s)".
-func bugAfter(kind string, firstBug, schedules int) string {
-	if firstBug <= 0 || firstBug == schedules {
-		return fmt.Sprintf("%s bug after %s schedule(s)", kind, base.Thousands(schedules))
-	}
-	return fmt.Sprintf("%s bug after %s schedule(s), %s run in all", kind, base.Thousands(firstBug), base.Thousands(schedules))
+// bugRun is the end of a FAIL line: the bug's kind and the schedules the run tried in all
+// (with workers, all of theirs). It says "after" no more: the bug's report above it says after
+// how many schedules the bug was found ("found by portfolio after 2 schedule(s)"), and the
+// line said "bug after 4 schedule(s)" under it, the workers' sum.
+func bugRun(kind string, schedules int) string {
+	return fmt.Sprintf("%s bug, %s schedule(s) run", kind, base.Thousands(schedules))
 }

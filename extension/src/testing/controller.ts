@@ -147,19 +147,20 @@ export class TestingController implements vscode.Disposable {
     const run = this.ctrl.createTestRun(new vscode.TestRunRequest(found.map((f) => f.item)), `interleave test, ${summary.time}`, true);
     for (const { item, outcome } of found) {
       const r = outcome.Result;
-      const ms = r?.Elapsed !== undefined ? r.Elapsed * 1000 : undefined;
+      // No duration: the summary has the exploration's own time (2 ms for a run of seconds),
+      // not how long the run took.
       item.description = itemDescription(r);
       if (outcome.Err !== undefined && outcome.Err !== '') {
         run.errored(item, new vscode.TestMessage(outcome.Err));
       } else if (r?.Bug !== undefined) {
-        run.failed(item, this.bugMessage(item, r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))), ms);
+        run.failed(item, this.bugMessage(item, r, vscode.Uri.file(path.join(moduleDir, 'go.mod'))));
       } else if (notExplored(outcome.Status, outcome.Reason) !== undefined) {
         run.skipped(item);
         run.appendOutput(notExplored(outcome.Status, outcome.Reason)!.replace(/\n/g, '\r\n') + '\r\n', undefined, item);
       } else if (r?.Stopped === 'skipped') {
         run.skipped(item);
       } else if (r !== undefined) {
-        run.passed(item, ms);
+        run.passed(item);
         await this.passOutput(run, item, r, moduleDir);
       }
     }

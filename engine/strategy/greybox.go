@@ -422,8 +422,10 @@ func (s *Greybox) pick(d *engine.Decision) engine.GID {
 // follow returns the decision that replaying base makes next, and false once the execution
 // has left base.
 func (s *Greybox) follow(d *engine.Decision) (engine.GID, bool) {
-	// A point base did not have: the goroutine that stopped there goes on, as it did then.
-	if d.LastEnabled && !s.base.points[s.intern(d.Pending(d.Last).Pos)] {
+	// A point base did not have: the goroutine that stopped there goes on, as it did then —
+	// if it may: LastEnabled says only that it can run, and the fairness rule may offer
+	// just a starved goroutine at this decision (Enabled is then that one alone).
+	if d.LastEnabled && !s.base.points[s.intern(d.Pending(d.Last).Pos)] && d.IsEnabled(d.Last) {
 		return d.Last, true
 	}
 	if s.replayed < len(s.base.picks) {

@@ -522,3 +522,46 @@ func TestGreyboxObservesThePortfolio(t *testing.T) {
 		t.Errorf("an execution of over %d decisions joined the corpus of the greybox that observed it", greyboxObserveMax)
 	}
 }
+
+// flagSpinners is the atomics pattern of a stress test: goroutines that spin on an atomic flag,
+// writing a shared variable in the loop, while a slow goroutine sets the flag after some
+// steps of its own. The spinners run long enough that the fairness rule makes the slow
+// goroutine the only choice at some decisions (engine/fair.go).
+func flagSpinners(t *engine.T) {
+	var flag int32
+	var x int
+	for range 2 {
+		engine.Go(func() {
+			for engine.AtomicLoadInt32(&flag, "s.go:1") == 0 {
+				engine.Write(unsafe.Pointer(&x), "s.go:2")
+				x++
+			}
+		}, "s.go:3")
+	}
+	var n int32
+	for range 20 {
+		engine.AtomicAddInt32(&n, 1, "s.go:4")
+	}
+	engine.AtomicStoreInt32(&flag, 1, "s.go:5")
+}
+
+// TestGreyboxKeepsTheFairnessRule: a mutant that replays its corpus entry over scheduling
+// points the entry did not have lets the goroutine that stopped at one go on, as it did then —
+// unless the fairness rule offers only a starved goroutine at that decision: then the goroutine
+// that stopped is not enabled, and picking it aborted the execution ("strategy greybox picked
+// G2, which is not enabled (enabled: [G1])", as greybox did in a portfolio on an atomic-heavy
+// stress test at step 4032, the fairness rule's first check after 4 × 1000 steps).
+func TestGreyboxKeepsTheFairnessRule(t *testing.T) {
+	g := NewGreybox(1)
+	rep := engine.Explore(flagSpinners, engine.Config{Strategy: g, Schedules: 200, Points: engine.PointsSync, FairSteps: 4})
+	if rep.Err != nil {
+		t.Fatalf("with sync points: %v", rep.Err)
+	}
+	if len(g.corpus) == 0 {
+		t.Fatal("no corpus before the points grew")
+	}
+	rep = engine.Explore(flagSpinners, engine.Config{Strategy: g, Schedules: 1000, Points: engine.PointsAll, FairSteps: 4})
+	if rep.Err != nil {
+		t.Fatalf("with every access a point: %v", rep.Err)
+	}
+}

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 
@@ -74,6 +75,11 @@ type Systematic struct {
 	// unresolved lists the work items added in this execution, whose prefix is made when it
 	// ends (resolve).
 	unresolved []unresolved
+
+	// fallbackSeed seeds the random walks that go on once the search left (Recovered), and
+	// fallback runs them, nil until then.
+	fallbackSeed uint64
+	fallback     *Random
 }
 
 // unresolved is a work item, s.buckets[bucket][index], whose prefix is still to be made: that
@@ -162,9 +168,9 @@ func newSystematic(name string, model costModel, max int) *Systematic {
 // Restart implements engine.Restarter: the scheduling points changed, and the search starts
 // over on the new tree, from bound 0; the count of schedules explored goes on.
 func (s *Systematic) Restart() {
-	n, own, budget := s.schedules, s.own, s.budget
+	n, own, budget, seed, fallback := s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback
 	*s = *newSystematic(s.name, s.model, s.max)
-	s.schedules, s.own, s.budget = n, own, budget
+	s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback = n, own, budget, seed, fallback
 }
 
 // NewDFS returns the unbounded depth-first search of SCTBench §2.2 and §3 ("DFS"). Its Begin
@@ -174,9 +180,14 @@ func NewDFS() *Systematic { return newSystematic("dfs", costNone, -1) }
 // Name implements engine.Strategy.
 func (s *Systematic) Name() string { return s.name }
 
-// Params implements engine.Strategy: the maximum bound, when there is one.
+// Params implements engine.Strategy: the maximum bound, when there is one; once the search
+// left for random walks, "fallback" (random) and the random walk's seed.
 func (s *Systematic) Params() map[string]string {
 	p := map[string]string{}
+	if s.fallback != nil {
+		p["fallback"] = s.fallback.Name()
+		p["seed"] = strconv.FormatUint(s.fallback.Seed(), 10)
+	}
 	if s.model != costNone && s.max != noBound {
 		p["max"] = strconv.Itoa(s.max)
 	}
@@ -201,6 +212,36 @@ func (s *Systematic) Complete() bool { return s.max == noBound }
 
 // Err implements engine.Aborter: why the last execution was stopped.
 func (s *Systematic) Err() error { return s.err }
+
+// Recovered implements engine.Recoverer: after an execution that the search stopped because
+// the program is nondeterministic, the search leaves and random walks go on (see Systematic).
+// In a portfolio, which takes the member out of its rotation instead, it is not called.
+func (s *Systematic) Recovered() (notice string, ok bool) {
+	if s.err == nil || s.fallback != nil {
+		return "", false
+	}
+	seed := s.fallbackSeed
+	if s.own != nil {
+		// Each part of a partitioned run walks its own way.
+		h := fnv.New64a()
+		h.Write([]byte(s.own.part.String()))
+		seed ^= h.Sum64()
+	}
+	s.fallback = NewRandom(seed)
+	return fmt.Sprintf("%s left after %d execution(s), random walks went on (no schedule space is claimed covered): %v", s.name, s.schedules, s.err), true
+}
+
+// Fallback reports whether the search left for random walks (Recovered).
+func (s *Systematic) Fallback() bool { return s.fallback != nil }
+
+// DataSeed implements engine.DataSeeder: the random walk's, once the search left; before,
+// 0, the fixed seed (the search explores every execution with the same values).
+func (s *Systematic) DataSeed() uint64 {
+	if s.fallback != nil {
+		return s.fallback.DataSeed()
+	}
+	return 0
+}
 
 // Exhausted implements engine.Exhauster.
 func (s *Systematic) Exhausted() string {
@@ -297,9 +338,13 @@ func (s *Systematic) next() bool {
 // Begin implements engine.Strategy: it backtracks to the deepest node with a child left
 // within the bound, or takes the next work item.
 func (s *Systematic) Begin() bool {
+	s.err = nil
+	if s.fallback != nil {
+		s.probe = false
+		return s.fallback.Begin()
+	}
 	s.resolve() // the last execution did not end (End resolves)
 	s.pos = 0
-	s.err = nil
 	if s.started {
 		for len(s.stack) > 0 {
 			top := &s.stack[len(s.stack)-1]
@@ -410,6 +455,9 @@ func (s *Systematic) before(j int) *seg {
 
 // Pick implements engine.Strategy.
 func (s *Systematic) Pick(d *engine.Decision) engine.GID {
+	if s.fallback != nil {
+		return s.fallback.Pick(d)
+	}
 	o := roundRobin(d)
 	v, bad := s.decide(false, o, func(i int32) int32 { return int32(o.child(d, i)) })
 	if bad || isChoice(v) || !d.IsEnabled(engine.GID(v)) {
@@ -432,6 +480,9 @@ func (s *Systematic) nondeterministicPick(d *engine.Decision, v int32, bad bool)
 // Choose implements engine.Strategy. Under delay bounding, the deterministic scheduler takes
 // alternative 0 and alternative k costs k delays; the other searches branch for free.
 func (s *Systematic) Choose(c *engine.Choice) int {
+	if s.fallback != nil {
+		return s.fallback.Choose(c)
+	}
 	v, bad := s.decide(true, rrOrder{n: int32(c.N)}, func(k int32) int32 { return encodeChoice(int(k)) })
 	if bad || !isChoice(v) || decodeChoice(v) >= c.N {
 		s.err = fmt.Errorf("%s: the program is nondeterministic: at step %d the explored prefix %s, but %v %s has %d alternatives", s.name, c.Step, describe(v, bad), c.G, c.Op, c.N)
@@ -452,6 +503,11 @@ func describe(v int32, bad bool) string {
 
 // End implements engine.Strategy.
 func (s *Systematic) End(r *engine.Result) {
+	if s.fallback != nil {
+		s.fallback.End(r)
+		s.schedules++
+		return
+	}
 	s.resolve()
 	reached := s.pos - len(s.path)
 	if reached < len(s.stack) && r.Err == nil {

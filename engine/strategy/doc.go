@@ -176,7 +176,9 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		}
 		return NewPeriod(mode, p)
 	case "dfs":
-		return NewDFS(), nil
+		d := NewDFS()
+		d.fallbackSeed = seed
+		return d, nil
 	case "portfolio":
 		return NewPortfolioParams(params, seed)
 	default: // ipb, idb
@@ -184,10 +186,12 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		if err != nil {
 			return nil, err
 		}
+		s := NewIDB(m)
 		if name == "ipb" {
-			return NewIPB(m), nil
+			s = NewIPB(m)
 		}
-		return NewIDB(m), nil
+		s.fallbackSeed = seed
+		return s, nil
 	}
 }
 

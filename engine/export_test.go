@@ -105,3 +105,13 @@ func (d *Decision) UniformCountsAgree() bool {
 	}
 	return true
 }
+
+// SetWatchdogSawChild makes f called each time the watchdog finds a stalled execution's
+// goroutine waiting for a child process (nil: nothing is called).
+func SetWatchdogSawChild(f func()) {
+	if f == nil {
+		watchdogSawChild.Store(nil)
+		return
+	}
+	watchdogSawChild.Store(&f)
+}

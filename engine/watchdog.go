@@ -80,18 +80,40 @@ func watchdog() {
 			continue
 		}
 		stalled := now.Sub(since)
-		if stalled >= w.limit || (w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined && examine(AllStacks()).forGood) {
+		quick := w.limit > quickWatchdog && stalled >= quickWatchdog && !w.examined
+		if stalled < w.limit && !quick {
+			continue
+		}
+		// A traceback stops the world: once per stall at the quick look, and once per limit.
+		s := examine(AllStacks())
+		w.examined = true
+		if s.child {
+			// Waiting for a child process is the child's work, however long it takes (a
+			// real go build): not a goroutine stuck outside the engine. The wait starts over.
+			since = now
+			w.examined = false
+			if f := watchdogSawChild.Load(); f != nil {
+				(*f)()
+			}
+			continue
+		}
+		if stalled >= w.limit || s.forGood {
 			w.stalled.Store(int64(stalled.Round(100 * time.Millisecond)))
 			select {
 			case w.fired <- w:
 			default:
 			}
 		}
-		if stalled >= quickWatchdog {
-			w.examined = true // once per stall: a traceback stops the world
-		}
 	}
 }
+
+// watchdogSawChild, when set (by tests), is called each time the watchdog finds the stalled
+// goroutine waiting for a child process.
+var watchdogSawChild atomic.Pointer[func()]
+
+// childWaits are the frames of a goroutine that waits for a child process: exec.Cmd's Wait,
+// under its Run, Output and CombinedOutput too, and os.Process's, which it calls.
+var childWaits = []string{"\nos/exec.(*Cmd).Wait(", "\nos.(*Process).Wait("}
 
 // stall is what a traceback of every goroutine says about a stalled execution.
 type stall struct {
@@ -106,6 +128,8 @@ type stall struct {
 	// the process can run: none is running, ready, sleeping or in a system call (a real timer
 	// can still wake it; nothing else can).
 	forGood bool
+	// child is set when the stuck goroutine waits for a child process to end (childWaits).
+	child bool
 }
 
 // syncWait lists the wait states of a goroutine blocked on a channel or a lock.
@@ -145,6 +169,9 @@ func examine(buf []byte) stall {
 		}
 		if controlled && !parked && s.state == "" {
 			s.state = status
+			for _, f := range childWaits {
+				s.child = s.child || strings.Contains(b, f)
+			}
 			stuckWaits = slices.Contains(syncWait, status)
 			for i := 1; i+1 < len(lines); i += 2 {
 				fn := funcName(lines[i])

@@ -686,7 +686,7 @@ func listTests(bin, dir string) ([]string, error) {
 	}
 	var tests []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+		if l = strings.TrimSpace(l); instrument.IsListed(l) {
 			tests = append(tests, l)
 		}
 	}

@@ -144,6 +144,15 @@ func (t *T) Log(args ...any) { t.log(fmt.Sprintln(args...)) }
 func (t *T) Logf(format string, args ...any) { t.log(fmt.Sprintf(format, args...)) }
 
 func (t *T) log(s string) {
+	pos := ""
+	if _, file, line, ok := runtime.Caller(2); ok {
+		pos = fmt.Sprintf("%s:%d", file, line)
+	}
+	t.logAt(pos, s)
+}
+
+// logAt is log of a line that pos ("file:line") logged.
+func (t *T) logAt(pos Pos, s string) {
 	if t.e == nil {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -154,8 +163,8 @@ func (t *T) log(s string) {
 	if t.completed {
 		panic("Log in goroutine after " + t.name + " has completed: " + s)
 	}
-	if _, file, line, ok := runtime.Caller(2); ok {
-		s = fmt.Sprintf("%s:%d: %s", shortFile(file), line, s)
+	if pos != "" {
+		s = shortFile(pos) + ": " + s
 	}
 	t.logs = append(t.logs, s)
 }
@@ -163,7 +172,18 @@ func (t *T) log(s string) {
 // Fail marks this execution failed.
 func (t *T) Fail() { t.failAt(3, "test failed") }
 
-func (t *T) failAt(skip int, msg string) {
+func (t *T) failAt(skip int, msg string) { t.failAtPos(skip+1, "", msg) }
+
+// ErrorAt is Error at pos ("file:line"), the place in the program the failure is about,
+// rather than its caller's: the harness reports an example's unexpected output at the
+// example.
+func (t *T) ErrorAt(pos Pos, msg string) {
+	t.logAt(pos, msg)
+	t.failAtPos(2, pos, msg)
+}
+
+// failAtPos is failAt, at pos when it is not "".
+func (t *T) failAtPos(skip int, pos Pos, msg string) {
 	e := t.e
 	if e == nil {
 		t.mu.Lock()
@@ -173,8 +193,8 @@ func (t *T) failAt(skip int, msg string) {
 		}
 		t.failed = true
 		if t.failure == nil {
-			t.failure = &Bug{Kind: Fail, Message: msg}
-			if _, file, line, ok := runtime.Caller(skip); ok {
+			t.failure = &Bug{Kind: Fail, Message: msg, Pos: pos}
+			if _, file, line, ok := runtime.Caller(skip); ok && pos == "" {
 				t.failure.Pos = fmt.Sprintf("%s:%d", file, line)
 			}
 		}
@@ -187,8 +207,8 @@ func (t *T) failAt(skip int, msg string) {
 	if e.ended {
 		return
 	}
-	bug := &Bug{Kind: Fail, Message: msg}
-	if _, file, line, ok := runtime.Caller(skip); ok {
+	bug := &Bug{Kind: Fail, Message: msg, Pos: pos}
+	if _, file, line, ok := runtime.Caller(skip); ok && pos == "" {
 		bug.Pos = fmt.Sprintf("%s:%d", file, line)
 	}
 	var g *goroutine

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/control"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/stress"
@@ -45,6 +46,13 @@ func RunTest(t *testing.T, test func(*testing.T)) {
 	t.Helper()
 	body := Body(t, test)
 	defer bound.Delete(t)
+	runBody(t, body)
+}
+
+// runBody explores body, the test t's body, debugs it or joins the stress driver with it, as
+// the environment says (RunTest).
+func runBody(t *testing.T, body func(*engine.T)) {
+	t.Helper()
 	if addr := os.Getenv("INTERLEAVE_DEBUG"); addr != "" {
 		control.Serve(t, body, addr)
 		return

@@ -326,11 +326,18 @@ func ListTests(ctx context.Context, p *Package) ([]string, error) {
 	}
 	tests := []string{}
 	for _, line := range strings.Split(string(out), "\n") {
-		if line = strings.TrimSpace(line); strings.HasPrefix(line, "Test") {
+		if line = strings.TrimSpace(line); IsListed(line) {
 			tests = append(tests, line)
 		}
 	}
 	return tests, nil
+}
+
+// IsListed reports whether name, a line of a test binary's -test.list, is one that interleave
+// explores: a test, or an example with an output comment (the only examples -test.list
+// lists, since go test runs no other).
+func IsListed(name string) bool {
+	return strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example")
 }
 
 // build is Build without its cache.

@@ -44,6 +44,9 @@ func (r *fileRewriter) output() []byte {
 	for _, name := range r.tests {
 		fmt.Fprintf(&sb, "\nfunc %s(t *%s.T) { %s.RunTest(t, __il%s) }\n", name, r.testingImport(), harnessName, name)
 	}
+	for _, x := range r.examples {
+		sb.WriteString(exampleText(x))
+	}
 	// The rewrite may remove every use of an import of these packages (a file whose only
 	// use of runtime is runtime.Gosched, whose only use of testing/synctest is synctest.Test):
 	// keep them used.

@@ -60,7 +60,8 @@ type fileRewriter struct {
 	tmp      int
 	used     map[string]string // import name -> path of imports the rewrite needs
 	problems []Problem
-	tests    []string // renamed test functions
+	tests    []string  // renamed test functions
+	examples []example // renamed example functions (tests.go)
 	changed  bool
 	// aliases are the imports the rewrite adds to name types in conversions (see conv),
 	// by import name.
@@ -96,6 +97,9 @@ func newFileRewriter(fset *token.FileSet, pkg *types.Package, info *types.Info, 
 // rewrite analyses the whole file and registers its replacements.
 func (r *fileRewriter) rewrite() {
 	r.findShared()
+	if r.isTest {
+		r.exampleFuncs()
+	}
 	for _, d := range r.file.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:

@@ -85,4 +85,11 @@ func TestReplayBuildsAsFound(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "fail found by replay") || !strings.Contains(out, "n = 1, want 2") {
 		t.Fatalf("replay: exit %d, want 1 with the bug again\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// interleave verify builds the test as its saved schedules were found too: built without
+	// the module, the schedule diverged where it entered Inc, and no fresh schedule could find
+	// the lost update (Inc was one step), so the verdict was "changed", exit 0.
+	code, out, errOut = interleaveIn(t, dir, nil, "verify", "-json", "-schedules", "100", ".")
+	if code != 1 || !strings.Contains(out, `"Verdict":"still fails"`) || !strings.Contains(out, `"Outcome":"fails"`) {
+		t.Fatalf("verify: exit %d, want 1 with the saved schedule failing again\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/test"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/findings"
+	"github.com/interleave-dev/interleave/engine/instrument"
 	"github.com/interleave-dev/interleave/engine/schedule"
 	"github.com/interleave-dev/interleave/engine/store"
 )
@@ -242,6 +243,33 @@ func foundWith(f *schedule.File) (name string, seed uint64, schedules int) {
 	return name, seed, schedules
 }
 
+// builtAs returns the interleave test flags that build a test as its schedule files were
+// found: -instrument with every module one of them records, and the build flags of the
+// newest that records any. A flag that could run a program is refused, naming its file.
+func builtAs(files []*schedule.File) ([]string, error) {
+	var modules, flags []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if err := instrument.CheckRecordedFlags(f.Test.Package+" "+f.Test.Name, f.BuildFlags); err != nil {
+			return nil, err
+		}
+		for _, m := range f.Instrument {
+			if !seen[m] {
+				seen[m] = true
+				modules = append(modules, m)
+			}
+		}
+		if flags == nil && len(f.BuildFlags) > 0 {
+			flags = f.BuildFlags
+		}
+	}
+	var out []string
+	if len(modules) > 0 {
+		out = append(out, "-instrument", strings.Join(modules, ","))
+	}
+	return append(out, flags...), nil
+}
+
 // verifyTest runs interleave test on one test: its saved schedules replayed first, then the
 // exploration with the strategy, seed and budget that found its bug.
 func verifyTest(root string, st *savedTest, least int, stderr io.Writer) (*Outcome, error) {
@@ -255,6 +283,14 @@ func verifyTest(root string, st *savedTest, least int, stderr io.Writer) (*Outco
 	}
 	args := []string{st.dir, "-json", "-run", "^" + regexp.QuoteMeta(strings.SplitN(st.name, "/", 2)[0]) + "$",
 		"-schedules", strconv.Itoa(o.Schedules), "-minimize", "0"}
+	// Built as the schedules were found: with the modules they were found instrumenting
+	// (-instrument) and the build flags they record (only flags that run nothing), or a
+	// schedule through an instrumented module diverges where it enters the module.
+	build, err := builtAs(st.files)
+	if err != nil {
+		return nil, fmt.Errorf("verify %s (%s): %w", st.name, st.pkg, err)
+	}
+	args = append(args, build...)
 	if o.Strategy != "" {
 		args = append(args, "-strategy", o.Strategy)
 	}
@@ -262,7 +298,7 @@ func verifyTest(root string, st *savedTest, least int, stderr io.Writer) (*Outco
 		args = append(args, "-seed", strconv.FormatUint(o.Seed, 10))
 	}
 	var out, errOut bytes.Buffer
-	err := test.Run(args, &out, &errOut)
+	err = test.Run(args, &out, &errOut)
 	if err != nil && !errors.Is(err, base.ErrBug) {
 		return nil, fmt.Errorf("verify %s (%s): %w\n%s", st.name, st.pkg, err, errOut.String())
 	}

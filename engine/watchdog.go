@@ -64,6 +64,9 @@ func watchdog() {
 		current  *watched
 		progress int64
 		since    time.Time
+		// childSince is when the stalled goroutine was first seen waiting for a child
+		// process in the current stall (zero: it was not).
+		childSince time.Time
 	)
 	for {
 		sleepOutsideRuntimeTimers(watchdogTick)
@@ -76,6 +79,7 @@ func watchdog() {
 		p := w.e.progress.Load()
 		if w != current || p != progress {
 			current, progress, since = w, p, now
+			childSince = time.Time{}
 			w.examined = false
 			continue
 		}
@@ -87,15 +91,21 @@ func watchdog() {
 		// A traceback stops the world: once per stall at the quick look, and once per limit.
 		s := examine(AllStacks())
 		w.examined = true
-		if s.child {
-			// Waiting for a child process is the child's work, however long it takes (a
-			// real go build): not a goroutine stuck outside the engine. The wait starts over.
+		if s.child && childSince.IsZero() {
+			childSince = since
+		}
+		if s.child && now.Sub(childSince) < childWaitLimit {
+			// Waiting for a child process is the child's work (a real go build): not a
+			// goroutine stuck outside the engine. The wait starts over.
 			since = now
 			w.examined = false
 			if f := watchdogSawChild.Load(); f != nil {
 				(*f)()
 			}
 			continue
+		}
+		if s.child {
+			stalled = now.Sub(childSince)
 		}
 		if stalled >= w.limit || s.forGood {
 			w.stalled.Store(int64(stalled.Round(100 * time.Millisecond)))
@@ -106,6 +116,11 @@ func watchdog() {
 		}
 	}
 }
+
+// childWaitLimit is how long a test may wait for a child process before the watchdog
+// abandons the execution after all: go test's own default -timeout, which would end such a
+// test natively.
+const childWaitLimit = 10 * time.Minute
 
 // watchdogSawChild, when set (by tests), is called each time the watchdog finds the stalled
 // goroutine waiting for a child process.

@@ -130,6 +130,11 @@ type Exec struct {
 	// slice is how many more steps the goroutine in starved runs in a row, as long as it stays
 	// enabled: the slice the starvation rule gave it (fair.go).
 	slice int
+	// delaysLeft is how many more times the clock may move past runnable goroutines, up to
+	// delayMax ahead, and delays says what each of those it took did (sleepdelay.go).
+	delaysLeft int
+	delayMax   int64
+	delays     []string
 	// starveFloor is at most the step since which every enabled goroutine has been waiting
 	// (fair.go, unstarve).
 	starveFloor int
@@ -212,6 +217,7 @@ func (e *Exec) reset(s Strategy, maxSteps int) {
 	e.runLen = 0
 	e.slice = 0
 	e.starveFloor = 0
+	e.delaysLeft, e.delayMax, e.delays = 0, 0, e.delays[:0]
 	e.ended = false
 	e.aborting = false
 	e.progress.Store(0)
@@ -424,6 +430,9 @@ func (e *Exec) beforePick() bool {
 		e.terminal()
 		return false
 	}
+	if e.delaysLeft > 0 && e.mayDelay() && !e.offerDelay() {
+		return false
+	}
 	if e.cycleSince >= 0 && e.steps-e.cycleSince >= e.cycleGrace() {
 		if e.deadlockCycle() {
 			return false
@@ -575,6 +584,10 @@ func (e *Exec) recordBug(bug *Bug, g *goroutine) {
 		}
 	}
 	bug.Pos = RelativePos(e.root, bug.Pos)
+	if d := e.delayed(); d != "" {
+		bug.Delayed = d
+		bug.Message += "\n(it needed a goroutine delayed past a sleep: " + d + ")"
+	}
 	e.result.Bug = bug
 }
 

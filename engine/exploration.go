@@ -27,8 +27,14 @@ type exploration struct {
 	r         runner
 	races     map[racePair]int
 	fixedData bool // an execution drew math/rand values from the fixed seed
-	sharer    PointsSharer
-	plateau   plateau
+	// delayNotice is the index in the report's Notices of the notice of the bugs that needed
+	// a delay past a sleep (Config.Sleeps SleepsNotice), -1 before the first; delayFirst is
+	// that first bug, and delayed counts them.
+	delayNotice int
+	delayFirst  string
+	delayed     int
+	sharer      PointsSharer
+	plateau     plateau
 
 	// turn is the execution in flight, its number shifted left by 2, with its state in the
 	// low bits (turnPassed, turnEnded, turnAbandoned).
@@ -194,6 +200,9 @@ func (x *exploration) before() (stop bool) {
 // after takes in the result of an execution, and decides whether the exploration stops.
 func (x *exploration) after(res *Result) (stop bool) {
 	cfg, rep, r, body := &x.cfg, x.rep, &x.r, x.body
+	if res.Bug != nil && res.Bug.Delayed != "" && cfg.Sleeps == SleepsNotice {
+		x.noticeDelayed(res)
+	}
 	cfg.Strategy.End(res)
 	if res.Err != nil {
 		if rc, ok := cfg.Strategy.(Recoverer); ok {
@@ -323,4 +332,20 @@ func (rep *Report) addRaces(index map[racePair]int, found []DataRace, n int, sta
 		index[rc.key()] = len(rep.Races)
 		rep.Races = append(rep.Races, *rc)
 	}
+}
+
+// noticeDelayed turns the bug of res, which needed a runnable goroutine to be delayed past a
+// sleep or a timer, into the report's notice (SleepsNotice): the execution counts as one that
+// passed, and the exploration goes on. The notice names the first such bug and counts the
+// schedules that had one.
+func (x *exploration) noticeDelayed(res *Result) {
+	x.delayed++
+	if x.delayed == 1 {
+		x.delayFirst = sleepNotice(x.rep.Schedules+1, res.Bug)
+		x.delayNotice = len(x.rep.Notices)
+		x.rep.Notices = append(x.rep.Notices, x.delayFirst)
+	} else {
+		x.rep.Notices[x.delayNotice] = fmt.Sprintf("%s (%d schedules in all)", x.delayFirst, x.delayed)
+	}
+	res.Bug = nil
 }

@@ -61,6 +61,13 @@ type Config struct {
 	// steps in a row while another was enabled is made to yield. 0 means DefaultFairSteps;
 	// negative means no bound.
 	FairSteps int
+	// Sleeps says whether executions may delay runnable goroutines past a sleep or a timer
+	// (sleepdelay.go), and whether a bug that needed such a delay is a failure or a notice;
+	// SleepDelays bounds the delays of one execution (0: DefaultSleepDelays; negative: none)
+	// and SleepDelayMax their length (0: DefaultSleepDelayMax).
+	Sleeps        SleepMode
+	SleepDelays   int
+	SleepDelayMax time.Duration
 	// StrictLeaks reports goroutines that go on after the test returned (background.go) as
 	// Leak bugs instead of a notice.
 	StrictLeaks bool
@@ -81,12 +88,19 @@ type Config struct {
 // failing at the first race when f's bug is a race.
 func (c *Config) UseFile(f *schedule.File) error {
 	c.Points, c.RacyPoints = PointsAll, nil
+	c.Sleeps, c.SleepDelays, c.SleepDelayMax = SleepsOrder, 0, 0
 	if f.Points != "" {
 		p, err := ParsePoints(f.Points)
 		if err != nil {
 			return fmt.Errorf("schedule file %s: %w", f.Path, err)
 		}
 		c.Points, c.RacyPoints = p, f.RacyPoints
+	}
+	if f.SleepDelays > 0 {
+		// The schedule may hold delays past timers: the replay offers them where the
+		// recording did. A bug that needed one fails the replay, whatever the mode of the
+		// exploration that saved it.
+		c.Sleeps, c.SleepDelays, c.SleepDelayMax = SleepsFail, f.SleepDelays, time.Duration(f.SleepDelayMax)
 	}
 	if f.Bug != nil && BugKind(f.Bug.Kind) == Race {
 		c.Races, c.RacesFail = true, true

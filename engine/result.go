@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/interleave-dev/interleave/engine/schedule"
 )
@@ -40,6 +41,10 @@ type Bug struct {
 	Goroutines []GoroutineState
 	// Logs are the test's log lines of this execution (t.Log, t.Error, ...).
 	Logs []string
+	// Delayed, when not empty, says how the execution delayed runnable goroutines past a
+	// sleep or a timer before the bug (Config.Sleeps): "G2 had not run for 1ms when G0 woke
+	// (sleep at x_test.go:12)". The message ends with it too.
+	Delayed string
 
 	// stack is the failing goroutine's stack when it failed, for bugs after which the
 	// goroutine went on (t.Error).
@@ -121,6 +126,10 @@ type Result struct {
 	// they came from (DataSeeder; 0: the fixed seed).
 	DrewData bool
 	DataSeed uint64
+	// SleepDelays and SleepDelayMax are the bounds on delays past timers the execution ran
+	// with (Config.Sleeps; 0: none), which its replay needs to offer them again.
+	SleepDelays   int
+	SleepDelayMax time.Duration
 	// MeasuredMemory is set when the execution read the allocator's statistics
 	// (runtime.ReadMemStats, testing.AllocsPerRun), which the instrumentation changes.
 	MeasuredMemory bool

@@ -110,6 +110,7 @@ func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 	e.reset(r.cfg.Strategy, maxSteps)
 	e.numBase = r.numBase
 	e.fairSteps = r.cfg.fairSteps()
+	e.delaysLeft, e.delayMax = r.cfg.sleepDelays()
 	e.configure(&r.cfg, r.racy)
 	if e.race != nil {
 		e.race.capture = r.capture
@@ -156,6 +157,9 @@ func (r *runner) collect(t *T, wantStacks bool) *Result {
 	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))
 	res.Races = e.races()
 	res.RacyPoints = r.racyList
+	if n, d := r.cfg.sleepDelays(); n > 0 {
+		res.SleepDelays, res.SleepDelayMax = n, time.Duration(d)
+	}
 	if res.Bug != nil {
 		res.Bug.Logs = t.logs
 		res.Bug.Goroutines = states

@@ -44,6 +44,7 @@ func NewScheduleFile(r *Result, info TestInfo, s Strategy, execution int) *sched
 		f.Bug = fileBug(r.Bug)
 	}
 	f.DataSeed = r.DataSeed
+	f.SleepDelays, f.SleepDelayMax = r.SleepDelays, r.SleepDelayMax
 	f.Instrument, f.BuildFlags = recordedBuild()
 	if r.RacyPoints != nil {
 		// The points of this execution: the racy accesses may have grown during the

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/interleave-dev/interleave/engine/bounded"
 )
@@ -52,6 +53,8 @@ type (
 		Points     string            `json:"points"`
 		Racy       []string          `json:"racyPoints"`
 		DataSeed   string            `json:"dataSeed"`
+		Delays     int               `json:"sleepDelays"`
+		DelayMax   string            `json:"sleepDelayMax"`
 		Result     *wireResult       `json:"result"`
 		Bug        *wireBug          `json:"bug"`
 		Steps      *[]wireStep       `json:"steps"`
@@ -123,6 +126,16 @@ func decode(data []byte, path string) (*File, error) {
 			return nil, errorf(path, ErrInvalid, 0, 0, "dataSeed %q is not an unsigned integer", w.DataSeed)
 		}
 		f.DataSeed = seed
+	}
+	if w.Delays < 0 {
+		return nil, errorf(path, ErrInvalid, 0, 0, "sleepDelays %d is negative", w.Delays)
+	}
+	if w.Delays > 0 {
+		d, err := time.ParseDuration(w.DelayMax)
+		if err != nil || d <= 0 {
+			return nil, errorf(path, ErrInvalid, 0, 0, "sleepDelayMax %q is not a positive duration", w.DelayMax)
+		}
+		f.SleepDelays, f.SleepDelayMax = w.Delays, d
 	}
 	switch f.Points {
 	case "", "all", "sync", "racy":

@@ -47,6 +47,9 @@ func (f *File) Encode(w io.Writer) error {
 	if f.DataSeed != 0 {
 		fmt.Fprintf(&b, "  \"dataSeed\": \"%d\",\n", f.DataSeed)
 	}
+	if f.SleepDelays > 0 {
+		fmt.Fprintf(&b, "  \"sleepDelays\": %d,\n  \"sleepDelayMax\": %s,\n", f.SleepDelays, marshal(f.SleepDelayMax.String()))
+	}
 	res := wireResult{Steps: f.Result.Steps, Goroutines: f.Result.Goroutines, Preemptions: f.Result.Preemptions}
 	if f.Result.Fingerprint != 0 {
 		res.Fingerprint = fmt.Sprintf("%016x", f.Result.Fingerprint)

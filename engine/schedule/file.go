@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"time"
 )
 
 // A schedule file looks like this (the steps, usually the bulk of it, take one line each):
@@ -81,6 +82,12 @@ type File struct {
 	// DataSeed is the seed of the execution's math/rand values (0: the fixed seed of
 	// strategies that hold them fixed, and of files written before it was recorded).
 	DataSeed uint64
+	// SleepDelays is how many times the execution could move the clock past runnable
+	// goroutines, to a timer at most SleepDelayMax ahead (interleave test -sleeps); 0 when it
+	// could not. A replay offers the same delays, so that the schedule's choices among them
+	// come again.
+	SleepDelays   int
+	SleepDelayMax time.Duration
 	// Result summarizes the execution.
 	Result Summary
 	// Bug is what went wrong, nil if the execution passed.

@@ -96,6 +96,11 @@ func (c *Config) UseFile(f *schedule.File) error {
 		}
 		c.Points, c.RacyPoints = p, f.RacyPoints
 	}
+	if f.FairSteps != 0 {
+		// Recorded when it was not the default (-fair-steps, or a portfolio member's own):
+		// the fairness rule's forced yields are part of the schedule.
+		c.FairSteps = f.FairSteps
+	}
 	if f.SleepDelays > 0 {
 		// The schedule may hold delays past timers: the replay offers them where the
 		// recording did. A bug that needed one fails the replay, whatever the mode of the

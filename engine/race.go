@@ -579,6 +579,10 @@ func (r *runner) raceStacks(body func(*T), e *Exec, races []*DataRace) {
 	cfg.Record = false
 	cfg.KeepGoing = false
 	cfg.OnExecution = nil
+	cfg.FairSteps = -1 // the execution's own bound, which a strategy may have chosen (FairBounder)
+	if e.fairSteps > 0 {
+		cfg.FairSteps = e.fairSteps
+	}
 	capture := make(map[int32][]*[]Frame, 2*len(races))
 	for _, rc := range races {
 		capture[rc.A.seq] = append(capture[rc.A.seq], &rc.A.Stack)

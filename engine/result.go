@@ -126,6 +126,9 @@ type Result struct {
 	// they came from (DataSeeder; 0: the fixed seed).
 	DrewData bool
 	DataSeed uint64
+	// FairSteps is the fairness bound the execution ran with (fair.go; 0: none): the
+	// Config's, or the strategy's own (FairBounder).
+	FairSteps int
 	// SleepDelays and SleepDelayMax are the bounds on delays past timers the execution ran
 	// with (Config.Sleeps; 0: none), which its replay needs to offer them again.
 	SleepDelays   int

@@ -110,6 +110,11 @@ func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 	e.reset(r.cfg.Strategy, maxSteps)
 	e.numBase = r.numBase
 	e.fairSteps = r.cfg.fairSteps()
+	if fb, ok := r.cfg.Strategy.(FairBounder); ok && e.fairSteps > 0 {
+		if n := fb.FairSteps(); n > 0 {
+			e.fairSteps = n
+		}
+	}
 	e.delaysLeft, e.delayMax = r.cfg.sleepDelays()
 	e.configure(&r.cfg, r.racy)
 	if e.race != nil {
@@ -157,6 +162,7 @@ func (r *runner) collect(t *T, wantStacks bool) *Result {
 	res.Fingerprint = e.fp.sum(e.trace, len(e.gs))
 	res.Races = e.races()
 	res.RacyPoints = r.racyList
+	res.FairSteps = e.fairSteps
 	if n, d := r.cfg.sleepDelays(); n > 0 {
 		res.SleepDelays, res.SleepDelayMax = n, time.Duration(d)
 	}

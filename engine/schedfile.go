@@ -45,6 +45,13 @@ func NewScheduleFile(r *Result, info TestInfo, s Strategy, execution int) *sched
 	}
 	f.DataSeed = r.DataSeed
 	f.SleepDelays, f.SleepDelayMax = r.SleepDelays, r.SleepDelayMax
+	switch r.FairSteps {
+	case DefaultFairSteps:
+	case 0:
+		f.FairSteps = -1
+	default:
+		f.FairSteps = r.FairSteps
+	}
 	f.Instrument, f.BuildFlags = recordedBuild()
 	if r.RacyPoints != nil {
 		// The points of this execution: the racy accesses may have grown during the

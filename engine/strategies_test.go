@@ -12,7 +12,15 @@ import (
 // DefaultPortfolioMembers gives it, and the portfolio itself: the strategies whose cost the
 // many-goroutine tests compare.
 func defaultSpecs() []string {
-	specs := append([]string{"random"}, strings.Split(strategy.DefaultPortfolioMembers, "+")...)
+	specs := []string{"random"}
+	for _, m := range strings.Split(strategy.DefaultPortfolioMembers, "+") {
+		// A member's parameters are separated by ":", a -strategy's by ",".
+		name, params, _ := strings.Cut(m, ":")
+		if params != "" {
+			name += ":" + strings.ReplaceAll(params, ":", ",")
+		}
+		specs = append(specs, name)
+	}
 	return append(specs, "portfolio")
 }
 

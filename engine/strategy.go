@@ -112,6 +112,16 @@ type Closer interface {
 	Close()
 }
 
+// FairBounder is implemented by strategies that run some executions with a fairness bound of
+// their own (fair.go): a portfolio's member that lets one goroutine run long while others
+// wait, as Go's scheduler may for up to its 10ms time slice, so that a lost wake-up (a
+// thousand signals before the waiter reaches Wait) is reachable. FairSteps is the bound of
+// the execution just begun, 0 for Config.FairSteps'. It is ignored when Config turns fairness
+// off.
+type FairBounder interface {
+	FairSteps() int
+}
+
 // Aborter is implemented by strategies that can refuse to go on (a replay that diverged).
 // Err is consulted when Pick returns a goroutine that is not enabled or Choose an alternative
 // out of range.

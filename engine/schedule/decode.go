@@ -54,6 +54,7 @@ type (
 		Racy       []string          `json:"racyPoints"`
 		DataSeed   string            `json:"dataSeed"`
 		Delays     int               `json:"sleepDelays"`
+		FairSteps  int               `json:"fairSteps"`
 		DelayMax   string            `json:"sleepDelayMax"`
 		Result     *wireResult       `json:"result"`
 		Bug        *wireBug          `json:"bug"`
@@ -116,7 +117,7 @@ func decode(data []byte, path string) (*File, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, jsonError(data, path, err)
 	}
-	f := &File{Execution: w.Execution, Points: w.Points, RacyPoints: w.Racy}
+	f := &File{Execution: w.Execution, Points: w.Points, RacyPoints: w.Racy, FairSteps: w.FairSteps}
 	if version >= 2 && len(w.Source) > 0 {
 		f.Source = w.Source
 	}
@@ -126,6 +127,9 @@ func decode(data []byte, path string) (*File, error) {
 			return nil, errorf(path, ErrInvalid, 0, 0, "dataSeed %q is not an unsigned integer", w.DataSeed)
 		}
 		f.DataSeed = seed
+	}
+	if w.FairSteps < -1 {
+		return nil, errorf(path, ErrInvalid, 0, 0, "fairSteps %d: want a number of steps, or -1 for none", w.FairSteps)
 	}
 	if w.Delays < 0 {
 		return nil, errorf(path, ErrInvalid, 0, 0, "sleepDelays %d is negative", w.Delays)

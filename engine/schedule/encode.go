@@ -47,6 +47,9 @@ func (f *File) Encode(w io.Writer) error {
 	if f.DataSeed != 0 {
 		fmt.Fprintf(&b, "  \"dataSeed\": \"%d\",\n", f.DataSeed)
 	}
+	if f.FairSteps != 0 {
+		fmt.Fprintf(&b, "  \"fairSteps\": %d,\n", f.FairSteps)
+	}
 	if f.SleepDelays > 0 {
 		fmt.Fprintf(&b, "  \"sleepDelays\": %d,\n  \"sleepDelayMax\": %s,\n", f.SleepDelays, marshal(f.SleepDelayMax.String()))
 	}

@@ -88,6 +88,10 @@ type File struct {
 	// come again.
 	SleepDelays   int
 	SleepDelayMax time.Duration
+	// FairSteps is the fairness bound the execution ran with when it was not the default
+	// (interleave test -fair-steps, or a portfolio member's own, such as the unfair one);
+	// -1: no fairness; 0: the default (and files written before it was recorded).
+	FairSteps int
 	// Result summarizes the execution.
 	Result Summary
 	// Bug is what went wrong, nil if the execution passed.

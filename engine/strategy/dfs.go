@@ -42,6 +42,7 @@ type Systematic struct {
 	name  string
 	model costModel
 	max   int // the largest bound explored, noBound for none
+	fair  int // the fairness bound of its executions (engine.FairBounder), 0: the exploration's
 
 	bound   int        // bound being explored
 	buckets [][]record // work lists, indexed by the cost of their first branch
@@ -168,9 +169,9 @@ func newSystematic(name string, model costModel, max int) *Systematic {
 // Restart implements engine.Restarter: the scheduling points changed, and the search starts
 // over on the new tree, from bound 0; the count of schedules explored goes on.
 func (s *Systematic) Restart() {
-	n, own, budget, seed, fallback := s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback
+	n, own, budget, seed, fallback, fair := s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback, s.fair
 	*s = *newSystematic(s.name, s.model, s.max)
-	s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback = n, own, budget, seed, fallback
+	s.schedules, s.own, s.budget, s.fallbackSeed, s.fallback, s.fair = n, own, budget, seed, fallback, fair
 }
 
 // NewDFS returns the unbounded depth-first search of SCTBench §2.2 and §3 ("DFS"). Its Begin
@@ -191,7 +192,22 @@ func (s *Systematic) Params() map[string]string {
 	if s.model != costNone && s.max != noBound {
 		p["max"] = strconv.Itoa(s.max)
 	}
+	if s.fair > 0 {
+		p[FairParam] = strconv.Itoa(s.fair)
+	}
 	return p
+}
+
+// FairSteps implements engine.FairBounder: the fairness bound of the search's executions
+// (parameter fair), 0 for the exploration's.
+func (s *Systematic) FairSteps() int { return s.fair }
+
+// Unfair makes the search's executions run with the fairness bound steps instead of the
+// exploration's (engine.FairBounder): a goroutine runs up to steps steps in a row while
+// others wait. It returns s.
+func (s *Systematic) Unfair(steps int) *Systematic {
+	s.fair = max(steps, 0)
+	return s
 }
 
 // Bound returns the bound being explored (SCTBench Table III, "bound"): every schedule with

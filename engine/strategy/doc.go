@@ -30,9 +30,9 @@ var paramNames = map[string][]string{
 	"random":    {"seed"},
 	"greybox":   {"seed"},
 	"pct":       {"d", "k", "learn", "n", "seed"},
-	"dfs":       {},
-	"ipb":       {"max"},
-	"idb":       {"max"},
+	"dfs":       {FairParam},
+	"ipb":       {FairParam, "max"},
+	"idb":       {FairParam, "max"},
 	"rapos":     {"seed"},
 	"pos":       {"seed"},
 	"stride":    {"learn", "lengths", "p", "seed", "smax"},
@@ -50,8 +50,11 @@ var paramNames = map[string][]string{
 //   - pct: d (bug depth, ≥ 1, default 3), n and k (initial estimates of the number of
 //     goroutines and of steps, ≥ 1), learn (executions between refinements of n and k,
 //     0 = default 1000, negative = no learning), seed (as for random).
-//   - dfs: none.
-//   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default).
+//   - dfs: fair (as for ipb and idb).
+//   - ipb, idb: max — the largest bound to explore (≥ 0; no maximum by default); fair — the
+//     fairness bound of the search's executions, in steps (≥ 1; the exploration's by
+//     default): a goroutine runs that many steps in a row while others wait before it is
+//     made to yield (engine.FairBounder; the default portfolio's unfair member).
 //   - greybox: seed (as for random; a mutant's execution is reproduced by its schedule file,
 //     not its seed: see Greybox).
 //   - rapos, pos: seed (as for random). Random partial order sampling (seed 001) and partial
@@ -176,7 +179,11 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		}
 		return NewPeriod(mode, p)
 	case "dfs":
-		d := NewDFS()
+		fair, err := intParam(FairParam, 1, 0)
+		if err != nil {
+			return nil, err
+		}
+		d := NewDFS().Unfair(fair)
 		d.fallbackSeed = seed
 		return d, nil
 	case "portfolio":
@@ -186,10 +193,15 @@ func New(name string, params map[string]string, seed uint64) (engine.Strategy, e
 		if err != nil {
 			return nil, err
 		}
+		fair, err := intParam(FairParam, 1, 0)
+		if err != nil {
+			return nil, err
+		}
 		s := NewIDB(m)
 		if name == "ipb" {
 			s = NewIPB(m)
 		}
+		s = s.Unfair(fair)
 		s.fallbackSeed = seed
 		return s, nil
 	}

@@ -33,7 +33,8 @@ func TestNew(t *testing.T) {
 		{name: "pct", params: map[string]string{"n": "0"}, wantErr: "pct: parameter n must be ≥ 1, got 0"},
 		{name: "pct", params: map[string]string{"depth": "3"}, wantErr: `pct: unknown parameter "depth" (known: d, k, learn, n, seed)`},
 		{name: "pct", params: map[string]string{"seed": "-1"}, wantErr: `pct: parameter seed must be an unsigned integer, got "-1"`},
-		{name: "dfs", params: map[string]string{"max": "1"}, wantErr: `dfs: unknown parameter "max" (dfs takes no parameters)`},
+		{name: "dfs", params: map[string]string{"max": "1"}, wantErr: `dfs: unknown parameter "max" (known: fair)`},
+		{name: "idb", params: map[string]string{"fair": "0"}, wantErr: "idb: parameter fair must be ≥ 1, got 0"},
 		{name: "ipb", params: map[string]string{"max": "-1"}, wantErr: "ipb: parameter max must be ≥ 0, got -1"},
 	}
 	for _, tc := range tests {

@@ -27,8 +27,56 @@ const portfolioStream = 0x5ec7_be9c_0000_0003
 // one in a thousand), and greybox (coverage-guided schedule fuzzing, aimed at the bugs that
 // need many preemptions each at its place, which the others' executions reach by chance
 // alone: misc/safestack's ABA, which no technique of SCTBench's study found).
+//
+// The last member is unfair (UnfairSteps): the one schedule of delay bounding with no delay,
+// run with a fairness bound of UnfairSteps instead of engine.DefaultFairSteps, in which each
+// goroutine runs until it blocks while the new ones wait, as Go's scheduler may let it for a
+// time slice. It reaches the lost wake-ups that need a loop of thousands of signals to end
+// before a new goroutine reaches Wait, which the fair members never run (they make the
+// signaller yield after a thousand steps). It costs one execution, after which it leaves the
+// rotation (its guarantee is "all 1 schedules with ≤ 0 delays").
 var DefaultPortfolioMembers = "pct:d=3+pos+stride:p=" +
-	strconv.FormatFloat(StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64) + "+idb+period+greybox"
+	strconv.FormatFloat(StrideTargetProbability(0.99, 9900, 2), 'g', -1, 64) + "+idb+period+greybox" +
+	"+idb:max=0:" + FairParam + "=" + strconv.Itoa(UnfairSteps)
+
+// FairParam is the parameter of the systematic strategies that gives their executions a
+// fairness bound of their own, in steps (engine.FairBounder): "idb:max=0:fair=20000". In a
+// portfolio such a member is labelled "unfair-" and its name ("unfair-idb"), and its
+// parameters name the bound ("unfair-idb.fair").
+const FairParam = "fair"
+
+// UnfairSteps is the fairness bound of the default portfolio's unfair member: 20,000 steps in
+// a row before a goroutine is made to yield to the others, where the fair members allow
+// engine.DefaultFairSteps. Go's scheduler preempts a goroutine that has run 10ms; 20,000
+// visible operations (signals, locks, atomic operations) take a few hundred microseconds
+// natively, well inside that slice, so a schedule that runs them while a new goroutine waits
+// is one Go may run, bounded as Go bounds it: a spin loop waiting for the new goroutine still
+// ends, after 20,000 steps.
+const UnfairSteps = 20_000
+
+// unfairPrefix begins the label of a member with a fairness bound of its own.
+const unfairPrefix = "unfair-"
+
+// memberName is the name a member is labelled by: its strategy's, after unfairPrefix when it
+// runs with a fairness bound of its own.
+func memberName(s engine.Strategy) string {
+	if fb, ok := s.(engine.FairBounder); ok && fb.FairSteps() > 0 {
+		return unfairPrefix + s.Name()
+	}
+	return s.Name()
+}
+
+// FairSteps implements engine.FairBounder: the current member's own fairness bound, 0 when it
+// has none.
+func (p *Portfolio) FairSteps() int {
+	if p.cur < 0 {
+		return 0
+	}
+	if fb, ok := p.members[p.cur].s.(engine.FairBounder); ok {
+		return fb.FairSteps()
+	}
+	return 0
+}
 
 // Portfolio interleaves several member strategies across executions, so that no single
 // technique's blind spot decides the result. The techniques are complementary rather than
@@ -161,12 +209,12 @@ func NewPortfolio(members ...engine.Strategy) (*Portfolio, error) {
 		if s == nil {
 			return nil, fmt.Errorf("portfolio: nil member")
 		}
-		count[s.Name()]++
+		count[memberName(s)]++
 	}
 	p := &Portfolio{cur: -1}
 	seen := map[string]int{}
 	for _, s := range members {
-		label := s.Name()
+		label := memberName(s)
 		if count[label] > 1 {
 			seen[label]++
 			label += "#" + strconv.Itoa(seen[label])
@@ -250,6 +298,7 @@ func PortfolioMember(params map[string]string) (name string, memberParams map[st
 		return "", nil, fmt.Errorf("portfolio: the parameters name no member")
 	}
 	name, _, _ = strings.Cut(label, "#")
+	name = strings.TrimPrefix(name, unfairPrefix)
 	memberParams = map[string]string{}
 	prefix := label + "."
 	for k, v := range params {

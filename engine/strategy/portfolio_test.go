@@ -273,7 +273,11 @@ func TestPortfolioRotation(t *testing.T) {
 			var guarantees []string
 			var complete []bool
 			for _, m := range p.Members() {
-				labels = append(labels, m.Name())
+				label := m.Name()
+				if fb, ok := m.(engine.FairBounder); ok && fb.FairSteps() > 0 {
+					label = "unfair-" + label // the default's unfair member
+				}
+				labels = append(labels, label)
 				c, ok := m.(interface{ Complete() bool })
 				complete = append(complete, ok && c.Complete())
 				if _, ok := m.(engine.Exhauster); !ok {
@@ -395,12 +399,14 @@ func TestPortfolioParamsIdentifyTheMember(t *testing.T) {
 	if len(periodRuns) < 50 || len(periodRuns) > 100 {
 		t.Fatalf("period alone: %d executions, want 50–100 (the test's indices assume it)", len(periodRuns))
 	}
-	order := []string{"pct", "pos", "stride", "idb", "period", "greybox"}
+	order := []string{"pct", "pos", "stride", "idb", "period", "greybox", "unfair-idb"}
 	execs := map[string]int{}
 	turn := 0
 	for i, r := range runs {
 		label := order[turn%len(order)]
-		if label == "period" && execs["period"] == len(periodRuns) {
+		for label == "period" && execs["period"] == len(periodRuns) || label == "unfair-idb" && execs[label] == 1 {
+			// Exhausted: PERIOD after periodRuns executions, the unfair member (the one
+			// schedule of delay bounding with no delay) after its first.
 			turn++
 			label = order[turn%len(order)]
 		}

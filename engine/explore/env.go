@@ -144,6 +144,13 @@ func (o *options) raceOptions() error {
 	default:
 		return fmt.Errorf("INTERLEAVE_RACES=%q: want report, fail or off", v)
 	}
+	if v := os.Getenv("INTERLEAVE_SLEEPS"); v != "" {
+		m, err := engine.ParseSleepMode(v)
+		if err != nil {
+			return fmt.Errorf("INTERLEAVE_SLEEPS: %w", err)
+		}
+		o.config.Sleeps = m
+	}
 	if v := os.Getenv("INTERLEAVE_RACE_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {

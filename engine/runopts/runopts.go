@@ -82,8 +82,9 @@ type Options struct {
 	Schedules int
 	Time      time.Duration
 	Seed      uint64
-	// Points is the scheduling-points mode, Races the race detector's.
-	Points, Races string
+	// Points is the scheduling-points mode, Races the race detector's, Sleeps whether a
+	// runnable goroutine may be delayed past a sleep (engine.SleepMode: order, notice, fail).
+	Points, Races, Sleeps string
 	// MaxSteps is the livelock bound, FairSteps the fairness bound.
 	MaxSteps, FairSteps int
 	// Tags are build tags.
@@ -172,6 +173,14 @@ var options = []Option{
 				return nil
 			}
 			return errors.New(`want "report", "fail" or "off"`)
+		}},
+	{Name: "sleeps", Kind: String, On: Test, Doc: "whether a runnable goroutine may be delayed up to 10ms past a sleep or a timer, and what a bug that needs it is: order (no delay), notice (the default) or fail",
+		set: func(o *Options, v any, _ *Config) error {
+			if _, err := engine.ParseSleepMode(v.(string)); err != nil {
+				return errors.New(`want "order", "notice" or "fail"`)
+			}
+			o.Sleeps = v.(string)
+			return nil
 		}},
 	{Name: "max-steps", Kind: Int, On: Launch | Test, Doc: fmt.Sprintf("the livelock bound in steps (0: the default, %d)", engine.DefaultMaxSteps),
 		set: func(o *Options, v any, _ *Config) error {
@@ -619,6 +628,8 @@ func (o *Options) Flags(defaultStrategy string) []string {
 			v = o.Points
 		case "races":
 			v = o.Races
+		case "sleeps":
+			v = o.Sleeps
 		case "max-steps":
 			v = strconv.Itoa(o.MaxSteps)
 		case "fair-steps":

@@ -96,7 +96,7 @@ func TestParseTest(t *testing.T) {
 		opts string
 		want string // in the error
 	}{
-		{`{"toolexec": "/tmp/x.sh"}`, `option "toolexec" is not accepted (accepted: fair-steps, junit, keep-going, max-steps, minimize, points, race-runs, races, sarif, schedules, seed, skip, strategy, strict-leaks, tags, time, and the strategies' parameters (d, k, learn, lengths, max, members, mode, n, p, periods, smax))`},
+		{`{"toolexec": "/tmp/x.sh"}`, `option "toolexec" is not accepted (accepted: fair-steps, junit, keep-going, max-steps, minimize, points, race-runs, races, sarif, schedules, seed, skip, sleeps, strategy, strict-leaks, tags, time, and the strategies' parameters (d, fair, k, learn, lengths, max, members, mode, n, p, periods, smax))`},
 		{`{"exec": "sh"}`, `option "exec" is not accepted`},
 		{`{"-toolexec": "sh"}`, `option "-toolexec" is not accepted`},
 		{`{"run": "TestX"}`, `option run: set by the command`},

@@ -368,6 +368,7 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 		"INTERLEAVE_MINIMIZE=" + f.minimize.String(),
 		"INTERLEAVE_POINTS=" + f.points,
 		"INTERLEAVE_RACES=" + f.races,
+		"INTERLEAVE_SLEEPS=" + f.sleeps,
 		"INTERLEAVE_RACE_RUNS=" + strconv.Itoa(f.raceRuns),
 		"INTERLEAVE_SCHEDULE_DIR=" + storeDir,
 		"INTERLEAVE_REPLAY=",

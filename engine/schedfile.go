@@ -82,6 +82,7 @@ func fileBug(b *Bug) *schedule.Bug {
 		Step:    b.Step,
 		G:       int32(b.G),
 		Pos:     b.Pos,
+		Delayed: b.Delayed,
 	}
 	if len(b.Logs) > 0 {
 		out.Logs = append([]string(nil), b.Logs...)

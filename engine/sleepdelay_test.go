@@ -136,6 +136,9 @@ func TestSleepDelayFound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if back.Bug.Delayed != p.want {
+				t.Fatalf("%s, %s: the file's bug needed %q, want %q", p.name, name, back.Bug.Delayed, p.want)
+			}
 			var rc engine.Config
 			if err := rc.UseFile(back); err != nil {
 				t.Fatal(err)

@@ -116,6 +116,9 @@ func replaySaved(body func(*T), o *options, info schedule.Test, name string) (*s
 		if f.Bug.Kind == string(engine.Race) && !o.config.RacesFail {
 			continue // a race is a finding, not a failure, in this run (-races=report or off)
 		}
+		if f.Bug.Delayed != "" && o.config.Sleeps != engine.SleepsFail {
+			continue // a bug that needs a delay past a sleep is a notice, or not explored, in this run
+		}
 		c.Replayed++
 		rf, m := srcmap.Relocate(f, o.config.Root)
 		cfg := o.config

@@ -73,6 +73,7 @@ type (
 		Step       int         `json:"step"`
 		G          *int32      `json:"g"`
 		Pos        string      `json:"pos,omitempty"`
+		Delayed    string      `json:"delayed,omitempty"`
 		Logs       []string    `json:"logs,omitempty"`
 		Goroutines []Goroutine `json:"goroutines,omitempty"`
 	}
@@ -212,7 +213,7 @@ func decode(data []byte, path string) (*File, error) {
 	}
 	if w.Bug != nil {
 		b := &Bug{Kind: w.Bug.Kind, Message: w.Bug.Message, Step: w.Bug.Step, G: -1, Pos: w.Bug.Pos,
-			Logs: w.Bug.Logs, Goroutines: w.Bug.Goroutines}
+			Delayed: w.Bug.Delayed, Logs: w.Bug.Logs, Goroutines: w.Bug.Goroutines}
 		if w.Bug.G != nil {
 			b.G = *w.Bug.G
 		}

@@ -65,6 +65,9 @@ func (f *File) Encode(w io.Writer) error {
 		fmt.Fprintf(&b, "    \"step\": %d,\n", bug.Step)
 		fmt.Fprintf(&b, "    \"g\": %d,\n", bug.G)
 		fmt.Fprintf(&b, "    \"pos\": %s", marshal(bug.Pos))
+		if bug.Delayed != "" {
+			fmt.Fprintf(&b, ",\n    \"delayed\": %s", marshal(bug.Delayed))
+		}
 		if len(bug.Logs) > 0 {
 			b.WriteString(",\n    \"logs\": [")
 			for i, l := range bug.Logs {

@@ -173,6 +173,9 @@ type Bug struct {
 	// G is the goroutine that failed (-1: none).
 	G   int32
 	Pos string
+	// Delayed, when not empty, says that the bug needed runnable goroutines delayed past a
+	// sleep or a timer, and how ("G1 had not run for 1ms when G0 woke (sleep at x.go:9)").
+	Delayed string
 	// Logs are the test's log lines.
 	Logs []string
 	// Goroutines are the states and stacks of every goroutine when the bug happened.

@@ -158,3 +158,72 @@ func finalEvents(t *testing.T, out string) map[string]test.JSONEvent {
 	}
 	return finals
 }
+
+// TestSleepsAndUnfairness runs testdata/fidelity/sleeps through interleave test (issue 47): a
+// goroutine delayed past a sleep, and a new goroutine left waiting while another signals ten
+// thousand times. By default (-sleeps=notice) a bug that needs a delay past a sleep is a
+// notice that says what it needed, the lost wake-up a deadlock (the portfolio's unfair
+// member), and the fixed tests show nothing; with -sleeps=fail the delays are failures whose
+// saved schedules replay; with -sleeps=order (the model before) the sleeps order everything.
+func TestSleepsAndUnfairness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/fidelity")); err != nil {
+		t.Fatal(err)
+	}
+	const needed = "G1 had not run for 1ms when G0 woke (sleep at sleeps/runner_test.go:"
+	replays := func(test string, e test.JSONEvent, kind string) {
+		t.Helper()
+		code, rout, rerr := interleaveIn(t, dir, nil, "replay", e.Bug.Schedule)
+		if code != 1 || !strings.Contains(rout, kind+" found by replay") {
+			t.Errorf("%s: replay of %s: exit %d\nstdout:\n%s\nstderr:\n%s", test, e.Bug.Schedule, code, rout, rerr)
+		}
+	}
+
+	code, out, errOut := interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", "./sleeps")
+	if code != 1 {
+		t.Fatalf("interleave test: exit %d, want 1 (the lost wake-up)\nstderr:\n%s", code, errOut)
+	}
+	finals := finalEvents(t, out)
+	for _, name := range []string{"TestWaitAfterSleep", "TestCheckAfterSleep"} {
+		if e := finals[name]; e.Action != "pass" || !strings.Contains(e.Notice, needed) || !strings.Contains(e.Notice, "-sleeps=fail") {
+			t.Errorf("%s: %s, notice %q: want a pass with a notice naming %q", name, e.Action, e.Notice, needed)
+		}
+	}
+	for _, name := range []string{"TestWaitCounted", "TestSignalsAfterReady"} {
+		if e := finals[name]; e.Action != "pass" || e.Notice != "" || e.Bug != nil {
+			t.Errorf("%s (fixed): %s, notice %q, bug %+v: want a pass with nothing found", name, e.Action, e.Notice, e.Bug)
+		}
+	}
+	e := finals["TestSignalsBeforeWait"]
+	if e.Action != "fail" || e.Bug == nil || e.Bug.Kind != "deadlock" {
+		t.Fatalf("TestSignalsBeforeWait: %s %+v, want the deadlock of the lost wake-up", e.Action, e.Bug)
+	}
+	replays("TestSignalsBeforeWait", e, "deadlock")
+
+	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", "-sleeps=fail", "-run", "AfterSleep$", "./sleeps")
+	if code != 1 {
+		t.Fatalf("interleave test -sleeps=fail: exit %d, want 1\nstderr:\n%s", code, errOut)
+	}
+	finals = finalEvents(t, out)
+	for _, name := range []string{"TestWaitAfterSleep", "TestCheckAfterSleep"} {
+		e := finals[name]
+		if e.Action != "fail" || e.Bug == nil || e.Bug.Kind != "fail" || !strings.Contains(e.Bug.Message, needed) {
+			t.Errorf("%s with -sleeps=fail: %s %+v, want a failure naming %q", name, e.Action, e.Bug, needed)
+			continue
+		}
+		replays(name, e, "fail")
+	}
+
+	// The schedules -sleeps=fail saved are not replayed as failures where delays past sleeps
+	// are not failures.
+	code, out, errOut = interleaveIn(t, dir, nil, "test", "-json", "-minimize", "0", "-sleeps=order", "-run", "AfterSleep$", "./sleeps")
+	finals = finalEvents(t, out)
+	for _, name := range []string{"TestWaitAfterSleep", "TestCheckAfterSleep"} {
+		if e := finals[name]; code != 0 || e.Action != "pass" || e.Notice != "" {
+			t.Errorf("%s with -sleeps=order: exit %d, %s, notice %q: want a pass, the sleep a handshake\nstderr:\n%s", name, code, e.Action, e.Notice, errOut)
+		}
+	}
+}

@@ -15,10 +15,16 @@ import (
 // failures unreachable. With Config.Sleeps other than SleepsOrder, an execution may move the
 // clock to the next timer while goroutines are runnable: a delay of those goroutines past the
 // timer, explored as a scheduling choice, as delay bounding explores its delays (SCTBench
-// §2.4). The choice is offered at each decision at which a timer is pending no more than
-// SleepDelayMax ahead, while the execution has delays left (SleepDelays), outside a
-// testing/synctest bubble (whose clock moves only when every goroutine is blocked, by
-// Go's definition) and before the test returns. It is a data choice (Strategy.Choose, two
+// §2.4). The choice is offered at the decision right after a goroutine began to sleep
+// (time.Sleep) while others are runnable — the moment a test relies on the sleep to let them
+// run — when the next timer is no more than SleepDelayMax ahead, while the execution has
+// delays left (SleepDelays), outside a testing/synctest bubble (whose clock moves only when
+// every goroutine is blocked, by Go's definition) and before the test returns. Not at every
+// decision: a ticker of a microsecond is always due soon, and offering a delay at every step
+// would put one in nearly every execution of a random walk, where a bug that needed none
+// would be taken for one that did (issue 15's torn record, found by a ticker firing between
+// two critical sections, became a notice). A goroutine waiting on a timer's channel instead of
+// sleeping (select with time.After) is not delayed past it. It is a data choice (Strategy.Choose, two
 // alternatives: 0 waits, 1 moves the clock), recorded in the schedule, so that replays make
 // it again; the systematic strategies' delay bounding counts it as one delay.
 //
@@ -64,9 +70,7 @@ func ParseSleepMode(s string) (SleepMode, error) {
 // goroutine is delayed past a timer. 10ms is the time slice of Go's scheduler (sysmon
 // preempts a goroutine that ran 10ms): a goroutine behind one other runnable goroutine on a
 // busy processor waits that long, and a test that sleeps longer to let a goroutine run is
-// overtaken only on a machine far more loaded than a test run's, which is not explored. A
-// timeout of a second guarding a test (select on done or time.After(time.Second)) is therefore
-// never fired early.
+// overtaken only on a machine far more loaded than a test run's, which is not explored.
 const DefaultSleepDelayMax = 10 * time.Millisecond
 
 // DefaultSleepDelays is the Config.SleepDelays used when it is 0: the delays one execution
@@ -90,10 +94,14 @@ func (c *Config) sleepDelays() (int, int64) {
 }
 
 // mayDelay reports whether the decision being made may move the clock to the next timer
-// while goroutines are runnable.
+// while goroutines are runnable: the goroutine that ran last has just begun to sleep.
 func (e *Exec) mayDelay() bool {
 	c := &e.clock
-	return e.delaysLeft > 0 && c.due != noTimer && c.due-c.now <= e.delayMax && !c.still && !e.testReturned()
+	if e.delaysLeft == 0 || c.due == noTimer || c.due-c.now > e.delayMax || c.still || e.last < 0 || e.en.has(e.last) {
+		return false
+	}
+	g := e.gs[e.last]
+	return !g.done && g.pending.Kind == OpSleep && g.blockedOn != nil && !e.testReturned()
 }
 
 // offerDelay asks the strategy whether the clock moves to the next timer now, past the

@@ -178,3 +178,56 @@ func TestSleepDelaySynchronized(t *testing.T) {
 		}
 	}
 }
+
+// tornRecord is issue 15's torn record, with no sleep: a flusher on a ticker of 20ns
+// takes the buffer between the two critical sections of a record.
+func tornRecord(t *engine.T) {
+	var mu sync.Mutex
+	var buf []string
+	var batches [][]string
+	stop, done := engine.MakeChan[struct{}](0, "r.go:1"), engine.MakeChan[struct{}](0, "r.go:2")
+	flush := func() {
+		engine.Lock(&mu, "r.go:3")
+		if len(buf) > 0 {
+			batches, buf = append(batches, buf), nil
+		}
+		engine.Unlock(&mu, "r.go:4")
+	}
+	engine.Go(func() {
+		defer engine.Close(done, "r.go:5")
+		tick := engine.NewTicker(20*time.Nanosecond, "r.go:6")
+		for {
+			if engine.Select("r.go:7", false, engine.RecvCase(tick.C), engine.RecvCase((<-chan struct{})(stop))) == 1 {
+				flush()
+				return
+			}
+			flush()
+		}
+	}, "r.go:8")
+	for range 50 {
+		engine.Lock(&mu, "r.go:9")
+		buf = append(buf, "k")
+		engine.Unlock(&mu, "r.go:10")
+		engine.Lock(&mu, "r.go:11")
+		buf = append(buf, "v")
+		engine.Unlock(&mu, "r.go:12")
+	}
+	engine.Close(stop, "r.go:13")
+	engine.Recv((<-chan struct{})(done), "r.go:14")
+	for _, b := range batches {
+		if len(b)%2 != 0 {
+			t.Fatalf("a batch of %d entries holds a torn record", len(b))
+		}
+	}
+}
+
+// TestSleepDelayOnlyPastSleeps: a bug that needs no sleep to be overtaken stays a failure
+// under SleepsNotice. Delays are offered only as a goroutine begins to sleep: offered at every
+// decision while a timer is due (a microsecond's ticker always is), a random walk took one in
+// nearly every execution, and the torn record, which needs none, became a notice.
+func TestSleepDelayOnlyPastSleeps(t *testing.T) {
+	rep := engine.Explore(tornRecord, engine.Config{Strategy: strategy.NewRandom(1), Schedules: 2000, Sleeps: engine.SleepsNotice})
+	if rep.First == nil || rep.First.Bug.Kind != engine.Fail || rep.First.Bug.Delayed != "" || len(rep.Notices) > 0 {
+		t.Fatalf("first %v, notices %q, after %d schedules: want the torn record as a failure that needed no delay", rep.First, rep.Notices, rep.Schedules)
+	}
+}

@@ -303,7 +303,7 @@ func contains(list []string, s string) bool {
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
 	[-schedules N] [-time D] [-seed S] [-keep-going] [-saved=false] [-minimize D] [-max-steps N] [-fair-steps N]
-	[-strict-leaks] [-instrument modules]
+	[-sleeps order|notice|fail] [-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-p N] [-shard i/n]
 	[-json] [-junit file] [-sarif file] [-origin label] [-v]
 

@@ -9,13 +9,18 @@ import (
 )
 
 // defaultSpecs are the random walk, each member of the default portfolio as
-// DefaultPortfolioMembers gives it, and the portfolio itself: the strategies whose cost the
+// DefaultPortfolioMembers gives it but the unfair one, and the portfolio itself: the strategies whose cost the
 // many-goroutine tests compare.
 func defaultSpecs() []string {
 	specs := []string{"random"}
 	for _, m := range strings.Split(strategy.DefaultPortfolioMembers, "+") {
 		// A member's parameters are separated by ":", a -strategy's by ",".
 		name, params, _ := strings.Cut(m, ":")
+		if strings.Contains(params, strategy.FairParam+"=") {
+			// The unfair member: delay bounding's first schedule, which idb's runs too, under
+			// another fairness bound; it is exhausted after that one execution.
+			continue
+		}
 		if params != "" {
 			name += ":" + strings.ReplaceAll(params, ":", ",")
 		}

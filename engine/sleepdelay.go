@@ -180,7 +180,7 @@ func (e *Exec) delayed() string {
 // timer, under SleepsNotice: not a failure.
 func sleepNotice(n int, b *Bug) string {
 	msg, _, _ := strings.Cut(b.Message, "\n")
-	return fmt.Sprintf("schedule %d failed only because a runnable goroutine was delayed past a sleep or a timer (%s): %s at %s: %s. "+
+	return fmt.Sprintf("schedule %d failed only because a runnable goroutine was delayed past a sleep (%s): %s at %s: %s. "+
 		"Go does not promise a goroutine runs during a sleep, but this fails only on a loaded machine; -sleeps=fail reports it as a failure with its schedule",
 		n, b.Delayed, b.Kind, b.Pos, msg)
 }

@@ -174,7 +174,7 @@ var options = []Option{
 			}
 			return errors.New(`want "report", "fail" or "off"`)
 		}},
-	{Name: "sleeps", Kind: String, On: Test, Doc: "whether a runnable goroutine may be delayed up to 10ms past a sleep or a timer, and what a bug that needs it is: order (no delay), notice (the default) or fail",
+	{Name: "sleeps", Kind: String, On: Test, Doc: "whether a runnable goroutine may be delayed past a sleep of up to 10ms, and what a bug that needs it is: order (no delay), notice (the default) or fail",
 		set: func(o *Options, v any, _ *Config) error {
 			if _, err := engine.ParseSleepMode(v.(string)); err != nil {
 				return errors.New(`want "order", "notice" or "fail"`)

@@ -54,8 +54,8 @@ type testFlags struct {
 	packages     []string
 }
 
-// DefaultSleeps is -sleeps' default: a runnable goroutine may be delayed up to 10ms past a
-// sleep or a timer (engine.DefaultSleepDelayMax, once per schedule), and a bug that needs such
+// DefaultSleeps is -sleeps' default: a runnable goroutine may be delayed past a sleep of up to
+// 10ms (engine.DefaultSleepDelayMax, once per schedule), and a bug that needs such
 // a delay is reported as a notice, not a failure. Go promises nothing about how long a
 // runnable goroutine waits, so the bug is real; but a test that lets a goroutine run by
 // sleeping fails only on a machine loaded enough to stall it for the whole sleep, and passes
@@ -392,7 +392,7 @@ func writeTestFlags(w io.Writer) {
 		{"-minimize D", d.minimize.String(), "time to minimize a bug's schedule (0: off)"},
 		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
 		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},
-		{"-sleeps mode", d.sleeps, "order: sleeps order goroutines; notice, fail: a runnable goroutine may be delayed up to 10ms past a sleep or timer, and a bug that needs it is a notice, or a failure"},
+		{"-sleeps mode", d.sleeps, "order: a sleep lets every runnable goroutine run; notice, fail: a runnable goroutine may be delayed past a sleep of up to 10ms, and a bug that needs it is a notice, or a failure"},
 		{"-strict-leaks", "false", "goroutines that go on after the test are leaks, not a notice"},
 		{"-instrument modules", "none", "modules to instrument besides the main module, testify, golang.org/x/sync and goleak (comma-separated path prefixes)"},
 		{"-points mode", d.points, "scheduling points among memory accesses: racy, sync or all"},

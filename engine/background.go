@@ -160,8 +160,10 @@ func waitsForWork(g *goroutine) bool {
 // or reading its way through memory (a sum over a table of 200,000 atomic counters is as many
 // loads of as many locations; lookups through a chain of 300 nodes repeat no short loop): a
 // test that simply runs long, or goroutines that take turns forever, which the engine cannot
-// tell apart. That is reported as the step bound reached (Result.StepBound, a notice), never
-// as a bug of the user's code.
+// tell apart. With the adaptive bound (Config.MaxSteps 0) the bound then doubles and the
+// execution goes on, up to its limit (runner.stepBounds), so that a long test reaches its end
+// and its final checks; at the limit, or at a bound given, it is reported as the step bound
+// reached (Result.StepBound, a notice), never as a bug of the user's code.
 
 // livelockWindow is how many of the last steps must only look for a livelock.
 const livelockWindow = 1000
@@ -265,10 +267,14 @@ func (e *Exec) deadlockCycle() bool {
 	return true
 }
 
-// stepBound ends an execution that reached the step bound.
-func (e *Exec) stepBound() {
+// stepBound ends an execution that reached the step bound, and reports whether it did: an
+// adaptive bound (Config.MaxSteps 0, adaptiveBound) that may still grow doubles instead,
+// unless the execution shows the evidence of a livelock, a hang or a lock cycle, which it
+// reports as today.
+func (e *Exec) stepBound() (ended bool) {
 	if e.deadlockCycle() {
-		return
+		e.atBound = true
+		return true
 	}
 	// The window is longer than the fairness rules take to make a passed-over goroutine
 	// run, and a pending timer is no livelock: a goroutine sleeping until it fires will
@@ -284,12 +290,22 @@ func (e *Exec) stepBound() {
 	}
 	if polling {
 		if msg := e.spinning(window); msg != "" {
+			e.atBound = true
 			e.fail(&Bug{Kind: Livelock, Message: msg}, e.cur)
-			return
+			return true
 		}
 	}
+	if e.stepLimit > e.maxSteps {
+		// No evidence of a livelock: the program still changes state (sends, locks, writes)
+		// or reads its way through memory, a test that runs long. Its end, and the test's
+		// final checks, are worth more than a cut.
+		e.maxSteps = min(2*e.maxSteps, e.stepLimit)
+		return false
+	}
+	e.atBound = true
 	e.result.StepBound = true
 	e.end()
+	return true
 }
 
 // spinLimit is the longest loop, in steps, that the step bound takes for a spin: a spin

@@ -67,8 +67,13 @@ type goroutine struct {
 // Exec is one controlled execution of a test body.
 type Exec struct {
 	strategy Strategy
-	maxSteps int
-	root     string // Config.Root
+	// maxSteps is the step bound of the execution as it stands; stepLimit, when above it, is
+	// how far the adaptive bound (stepBound) may still grow it, and atBound is set once the
+	// execution ended at its bound.
+	maxSteps  int
+	stepLimit int
+	atBound   bool
+	root      string // Config.Root
 
 	gs []*goroutine
 	// enabled is the enabled goroutines in id order, a cache of en rebuilt only when a
@@ -184,14 +189,14 @@ func newExec() *Exec {
 }
 
 // reset prepares a (reused) execution for the next run.
-func (e *Exec) reset(s Strategy, maxSteps int) {
+func (e *Exec) reset(s Strategy, maxSteps, stepLimit int) {
 	for _, g := range e.gs {
 		g.vc.release()
 		*g = goroutine{wake: g.wake, queues: g.queues[:0], vc: g.vc}
 		e.pool = append(e.pool, g)
 	}
 	e.strategy = s
-	e.maxSteps = maxSteps
+	e.maxSteps, e.stepLimit, e.atBound = maxSteps, stepLimit, false
 	e.inline, e.baton = nil, nil
 	e.gs = e.gs[:0]
 	e.enabled, e.enabledOK, e.nEnabled = e.enabled[:0], true, 0
@@ -441,11 +446,14 @@ func (e *Exec) beforePick() bool {
 	}
 	if e.maxSteps > 0 && e.steps >= e.maxSteps {
 		if e.testReturned() {
+			e.atBound = true
 			e.background()
 			return false
 		}
-		e.stepBound()
-		return false
+		if e.stepBound() {
+			return false
+		}
+		// The adaptive bound grew: the execution goes on.
 	}
 	e.steps++
 	if e.steps&63 == 0 {

@@ -11,7 +11,15 @@ import (
 
 // Defaults of Config.
 const (
+	// DefaultMaxSteps is where the adaptive step bound (Config.MaxSteps 0) starts, and the
+	// bound of a test whose executions end well before it.
 	DefaultMaxSteps = 100_000
+	// MaxAdaptiveSteps is the most the adaptive bound grows to: 32 times the default, whose
+	// schedule (72 bytes a step) still fits the limit of a schedule file (bounded.Schedule).
+	MaxAdaptiveSteps = 32 * DefaultMaxSteps
+	// AdaptiveFactor times the longest execution that ended by itself bounds the adaptive
+	// bound's growth once there is one.
+	AdaptiveFactor  = 4
 	DefaultWatchdog = 10 * time.Second
 )
 
@@ -27,7 +35,9 @@ type Config struct {
 	Time time.Duration
 	// MaxSteps is the step bound: an execution with more steps ends, as a Livelock bug when
 	// its goroutines were only polling, else with Result.StepBound set (background.go).
-	// 0 means DefaultMaxSteps; negative means no bound.
+	// 0 means the adaptive bound (runner.stepBounds): DefaultMaxSteps, doubled while an
+	// execution reaching it still changes state, up to MaxAdaptiveSteps; negative means no
+	// bound.
 	MaxSteps int
 	// KeepGoing goes on after the first bug, counting buggy schedules.
 	KeepGoing bool

@@ -25,6 +25,9 @@ type runner struct {
 	racyList []Pos
 	// capture asks the race detector for the stacks of these accesses (raceStacks).
 	capture map[int32][]*[]Frame
+	// natural is the most steps of an execution that ended before its step bound: the
+	// test's natural length, from which the adaptive bound's limit is derived (stepBounds).
+	natural int
 }
 
 func newRunner(cfg Config) runner {
@@ -102,12 +105,9 @@ func (r *runner) run(body func(*T), wantStacks bool) *Result {
 // started, with its T.
 func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 	e := r.e
-	maxSteps := r.cfg.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps, limit := r.stepBounds()
 	restoreState()
-	e.reset(r.cfg.Strategy, maxSteps)
+	e.reset(r.cfg.Strategy, maxSteps, limit)
 	e.numBase = r.numBase
 	e.fairSteps = r.cfg.fairSteps()
 	if fb, ok := r.cfg.Strategy.(FairBounder); ok && e.fairSteps > 0 {
@@ -133,6 +133,23 @@ func (r *runner) prepare(body func(*T)) (*goroutine, *T) {
 	return main, t
 }
 
+// stepBounds returns the step bound an execution starts with and the limit up to which it may
+// grow (adaptive when Config.MaxSteps is 0; a bound given is fixed). The adaptive bound starts
+// at DefaultMaxSteps and doubles each time an execution reaches it without the evidence of a
+// livelock (Exec.stepBound), up to MaxAdaptiveSteps while no execution has ended by itself
+// yet, and then up to AdaptiveFactor times the longest that did (the test's natural length),
+// never below DefaultMaxSteps: a short test's bound stays the default, so that goroutines
+// taking turns forever cost no more than before, while a long one runs to its end.
+func (r *runner) stepBounds() (bound, limit int) {
+	switch {
+	case r.cfg.MaxSteps != 0:
+		return r.cfg.MaxSteps, 0
+	case r.natural == 0:
+		return DefaultMaxSteps, MaxAdaptiveSteps
+	}
+	return DefaultMaxSteps, min(MaxAdaptiveSteps, max(DefaultMaxSteps, AdaptiveFactor*r.natural))
+}
+
 // collect reaps the goroutines of the execution that ended and returns its result.
 func (r *runner) collect(t *T, wantStacks bool) *Result {
 	e := r.e
@@ -153,6 +170,9 @@ func (r *runner) collect(t *T, wantStacks bool) *Result {
 	active.Store(nil)
 	t.removeTempDirs()
 
+	if !e.atBound {
+		r.natural = max(r.natural, e.steps)
+	}
 	res := &e.result
 	res.Steps = e.steps
 	res.Goroutines = len(e.gs)

@@ -24,7 +24,7 @@ func (o *options) fromEnv() error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("INTERLEAVE_SCHEDULES=%q: want a number of schedules", v)
 		}
-		o.config.Schedules, o.config.Plateau = n, 0
+		o.setSchedules(n)
 	}
 	// The interleave command says whether its -schedules was given (INTERLEAVE_SCHEDULES is
 	// always set): a default budget stops at the plateau.
@@ -72,7 +72,7 @@ func (o *options) envOptions() error {
 		if err != nil {
 			return fmt.Errorf("INTERLEAVE_TIME=%q: %w", v, err)
 		}
-		o.config.Time = d
+		Timeout(d)(o)
 	}
 	if v := os.Getenv("INTERLEAVE_KEEP_GOING"); v != "" {
 		b, err := strconv.ParseBool(v)

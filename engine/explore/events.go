@@ -78,6 +78,9 @@ type Event struct {
 	Plateau     int  `json:"Plateau,omitempty"`
 	OneSchedule bool `json:"OneSchedule,omitempty"`
 	DrewData    bool `json:"DrewData,omitempty"`
+	// TimeBudget is the test's time budget in seconds, race-detection phase included (0:
+	// none), which Stopped "time" says was spent.
+	TimeBudget float64 `json:"TimeBudget,omitempty"`
 	// Trace is the schedule of a replay, step by step.
 	Trace []schedule.Step `json:"Trace,omitempty"`
 

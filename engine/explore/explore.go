@@ -144,6 +144,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 		o.config.Context = ctx
 	}
 	start := time.Now()
+	timeBudget := o.config.Time // the test's, detection phase included
 	var detect *Report
 	if o.config.Points == engine.PointsRacy && o.config.RacyPoints == nil {
 		var err error
@@ -151,6 +152,10 @@ func run(t testing.TB, body func(*T), o options) *Report {
 			fail(detect, "%v", err)
 		}
 		o.config.RacyPoints = racyPositions(detect.Races)
+		if budget := o.config.Time; budget > 0 {
+			// The exploration has what the detection phase left of the test's budget.
+			o.config.Time = max(budget-time.Since(start), budget/4)
+		}
 	}
 	// The schedule file of the first bug is made while the strategy still describes that
 	// execution (its Params, its seed).
@@ -202,6 +207,7 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	}()
 	withFindings := func(e *Event) *Event {
 		e.Points = o.config.Points.String()
+		e.TimeBudget = timeBudget.Seconds()
 		if !o.part.Whole() && o.config.Points == engine.PointsRacy {
 			e.RacyPoints = rep.RacyPoints
 		}

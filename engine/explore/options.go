@@ -17,6 +17,12 @@ const (
 	// deadlock of the lockorder example in 2 schedules where PCT alone took 29. (Test, for
 	// a test that calls the engine itself, keeps DefaultStrategy.)
 	ToolStrategy = "portfolio"
+	// DefaultTime is a test's default time budget, as go test -fuzztime is a fuzz target's:
+	// a default run explores each test for at most this long (race-detection phase
+	// included), at most DefaultSchedules, and stops sooner once its executions stop showing
+	// anything new (engine.Config.Plateau). A budget of schedules given (Schedules,
+	// INTERLEAVE_SCHEDULES) runs exactly those, without it.
+	DefaultTime = 5 * time.Second
 )
 
 // Option configures Test.
@@ -36,6 +42,7 @@ type options struct {
 	strict       bool          // refuse to replay a schedule recorded by other code (INTERLEAVE_REPLAY_STRICT)
 	confirm      bool          // replay a bug's schedule in a fresh process before reporting it (confirm.go)
 	budget       int           // the schedules of the whole run (the part's share is config.Schedules)
+	timeSet      bool          // the time budget was given (Timeout, INTERLEAVE_TIME), not the default
 	part         strategy.Part // the part of a partitioned exploration this process explores (INTERLEAVE_PART)
 	lockstep     string        // the file the rounds of a lockstep search come from (INTERLEAVE_LOCKSTEP)
 }
@@ -47,6 +54,7 @@ func defaultOptions() options {
 	// A default budget is not spent on executions that show nothing new (engine.Plateau);
 	// an explicit one is (Schedules, INTERLEAVE_SCHEDULES).
 	o.config.Plateau = engine.DefaultPlateau
+	o.config.Time = DefaultTime
 	o.config.Points = DefaultPoints
 	o.config.Races = true
 	return o
@@ -63,11 +71,17 @@ func Strategy(name string, params map[string]string) Option {
 func Using(s engine.Strategy) Option { return func(o *options) { o.strategy = s } }
 
 // Schedules bounds the number of schedules (default 10,000). Given, the exploration runs to
-// it (or to another bound): without it, a test whose executions stop showing anything new —
-// no new interleaving, data race or coverage — stops early (engine.Config.Plateau), and a
-// test with no scheduling choice is explored once.
-func Schedules(n int) Option {
-	return func(o *options) { o.config.Schedules, o.config.Plateau = n, 0 }
+// it exactly (or to a bug, the end of the strategy's space, or a time budget given with
+// Timeout): without it, a test stops at its default time budget (DefaultTime), and a test
+// whose executions stop showing anything new — no new interleaving, data race or coverage —
+// stops early (engine.Config.Plateau), a test with no scheduling choice explored once.
+func Schedules(n int) Option { return func(o *options) { o.setSchedules(n) } }
+
+func (o *options) setSchedules(n int) {
+	o.config.Schedules, o.config.Plateau = n, 0
+	if !o.timeSet {
+		o.config.Time = 0
+	}
 }
 
 // Plateau stops the exploration once its executions stop showing anything new, budget given
@@ -81,8 +95,11 @@ func Plateau(on bool) Option {
 	}
 }
 
-// Timeout bounds the exploration's wall-clock time.
-func Timeout(d time.Duration) Option { return func(o *options) { o.config.Time = d } }
+// Timeout bounds the test's wall-clock time, race-detection phase included (default
+// DefaultTime without a budget of schedules; 0: no bound).
+func Timeout(d time.Duration) Option {
+	return func(o *options) { o.config.Time, o.timeSet = d, true }
+}
 
 // Seed sets the seed of randomized strategies (default 1, so that runs are reproducible).
 func Seed(seed uint64) Option { return func(o *options) { o.seed = seed } }

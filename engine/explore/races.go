@@ -31,6 +31,9 @@ func detectRaces(body func(*T), o *options) (*Report, error) {
 	}
 	cfg.KeepGoing = true
 	cfg.OnExecution = nil
+	// A time budget is the test's: the detection phase takes at most a quarter of it, so
+	// that a test whose executions are long still has most of it to explore.
+	cfg.Time /= 4
 	rep := engine.Explore(body, cfg)
 	if rep.Err != nil {
 		return rep, fmt.Errorf("race-detection phase: %w", rep.Err)

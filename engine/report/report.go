@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/schedule"
@@ -18,12 +19,36 @@ import (
 // interleavings, and what that guarantees.
 func Summary(rep *engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "no bug in %d schedules (%d distinct interleavings, %s, %.0f schedules/s)",
-		rep.Schedules, rep.Interleavings, rep.Strategy, rep.SchedulesPerSecond())
+	fmt.Fprintf(&b, "no bug in %d schedules (%d distinct interleavings, %d racy pairs, %s, %.0f schedules/s)",
+		rep.Schedules, rep.Interleavings, len(rep.Races), rep.Strategy, rep.SchedulesPerSecond())
 	if rep.Exhausted != "" {
 		fmt.Fprintf(&b, ": %s", rep.Exhausted)
 	}
+	if s := Stopped(rep.Stopped, 0); s != "" {
+		fmt.Fprintf(&b, "; %s", s)
+	}
 	return b.String()
+}
+
+// Stopped says why an exploration stopped before its schedule space's end, for a person:
+// "stopped: time budget (5s)" (with the budget, when known), "stopped: schedule budget",
+// "stopped: no new coverage", "stopped: canceled"; "" for the other reasons, which the
+// result says otherwise (a bug, the space exhausted, an abandoned execution).
+func Stopped(stopped string, timeBudget time.Duration) string {
+	switch stopped {
+	case "time":
+		if timeBudget > 0 {
+			return fmt.Sprintf("stopped: time budget (%s)", timeBudget.Round(100*time.Millisecond))
+		}
+		return "stopped: time budget"
+	case "schedules":
+		return "stopped: schedule budget"
+	case "plateau":
+		return "stopped: no new coverage"
+	case "canceled":
+		return "stopped: canceled"
+	}
+	return ""
 }
 
 // FormatFailure describes the first bug of rep for a person: what, where, after how many

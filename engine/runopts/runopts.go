@@ -182,7 +182,7 @@ var options = []Option{
 			o.Sleeps = v.(string)
 			return nil
 		}},
-	{Name: "max-steps", Kind: Int, On: Launch | Test, Doc: fmt.Sprintf("the livelock bound in steps (0: the default, %d)", engine.DefaultMaxSteps),
+	{Name: "max-steps", Kind: Int, On: Launch | Test, Doc: fmt.Sprintf("the livelock bound in steps (0: adaptive, from %d up to %d while executions still change state)", engine.DefaultMaxSteps, engine.MaxAdaptiveSteps),
 		set: func(o *Options, v any, _ *Config) error {
 			n, err := intIn(v.(int64), 0, math.MaxInt32, "a number of steps ≥ 0 (0: the default)")
 			o.MaxSteps = n

@@ -89,6 +89,9 @@ type JSONEvent struct {
 	Stopped     string `json:"Stopped,omitempty"`
 	Plateau     int    `json:"Plateau,omitempty"`
 	OneSchedule bool   `json:"OneSchedule,omitempty"`
+	// TimeBudget is the test's time budget in seconds (0: none), which Stopped "time" says
+	// was spent.
+	TimeBudget float64 `json:"TimeBudget,omitempty"`
 }
 
 func (o *output) emit(e JSONEvent) {
@@ -215,7 +218,7 @@ func (o *output) result(t testOutcome) {
 			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
 			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps,
-			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule,
+			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule, TimeBudget: e.TimeBudget,
 			SavedReplayed: e.SavedReplayed, SavedFailing: e.SavedFailing, SavedDiverged: e.SavedDiverged, SavedSchedules: e.SavedSchedules})
 		return
 	}
@@ -238,12 +241,18 @@ func (o *output) result(t testOutcome) {
 		if e.Elapsed > 0 {
 			rate = float64(e.Schedules) / e.Elapsed
 		}
-		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings (%s, %s/s)", base.Thousands(e.Schedules), base.Thousands(e.Interleavings), e.Strategy, base.Thousands(int(rate)))
+		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings", base.Thousands(e.Schedules), base.Thousands(e.Interleavings))
+		if e.Races > 0 {
+			what += fmt.Sprintf(", %d racy pair(s)", e.Races)
+		}
+		what += fmt.Sprintf(" (%s, %s/s)", e.Strategy, base.Thousands(int(rate)))
 		if e.Exhausted != "" {
 			what += ": " + e.Exhausted
 		}
 		if p := clireport.PlateauText(e); p != "" {
 			what += ": " + p
+		} else if s := report.Stopped(e.Stopped, time.Duration(e.TimeBudget*float64(time.Second))); s != "" {
+			what += "; " + s
 		}
 		status := "ok  "
 		if t.Status == clireport.StatusCut {

@@ -305,7 +305,7 @@ func runOneTest(ctx context.Context, f *testFlags, j *testJob, out *output, live
 		out.warn(fmt.Sprintf("interleave: %s: %v: a bug's schedule is printed instead of saved", test, err))
 		storeDir = filepath.Join(p.ModuleDir, filepath.FromSlash(findings.SchedulesDir))
 	}
-	env := f.exploreEnv(storeDir)
+	env := f.exploreEnv(storeDir, j.time)
 	res, log, err := exploreParts(ctx, f, j, env, live)
 	if f.verbose {
 		out.verboseLog(log)
@@ -356,8 +356,8 @@ func exploredToEnd(res *explore.Event, err error) bool {
 }
 
 // exploreEnv is the environment that configures a test binary's exploration as f says,
-// saving schedules in storeDir.
-func (f *testFlags) exploreEnv(storeDir string) []string {
+// saving schedules in storeDir, with the time budget budget (0: none; testBudget).
+func (f *testFlags) exploreEnv(storeDir string, budget time.Duration) []string {
 	env := []string{
 		"INTERLEAVE_SCHEDULES=" + strconv.Itoa(f.schedules),
 		// A default budget stops where the executions stop showing anything new; a
@@ -384,8 +384,8 @@ func (f *testFlags) exploreEnv(storeDir string) []string {
 		strat += ":" + strings.Join(kv, ",")
 	}
 	env = append(env, "INTERLEAVE_STRATEGY="+strat)
-	if f.time > 0 {
-		env = append(env, "INTERLEAVE_TIME="+f.time.String())
+	if budget > 0 {
+		env = append(env, "INTERLEAVE_TIME="+budget.String())
 	}
 	if f.maxSteps != 0 {
 		env = append(env, "INTERLEAVE_MAX_STEPS="+strconv.Itoa(f.maxSteps))

@@ -30,28 +30,33 @@ type testFlags struct {
 	schedules int
 	// schedulesSet: -schedules was given, and is explored whole (no plateau).
 	schedulesSet bool
-	time         time.Duration
-	seed         uint64
-	keepGoing    bool
-	noSaved      bool // -saved=false: do not replay the saved schedules first
-	strictLeak   bool
-	json         bool
-	workers      int                // test processes at once (-p)
-	shard        strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
-	junit        string             // the JUnit XML report's path, "" for none
-	sarif        string             // the SARIF log's path, "" for none
-	origin       string             // who started the run, recorded in its summary (.interleave/runs)
-	verbose      bool
-	minimize     time.Duration
-	maxSteps     int
-	fairSteps    int
-	sleeps       string // -sleeps: order, notice or fail (engine.SleepMode)
-	points       string
-	races        string
-	raceRuns     int
-	modules      []string
-	buildFlags   []string
-	packages     []string
+	// time is -time, each test's budget; timeSet: it was given. Without -schedules or
+	// -time, a test's budget is explore.DefaultTime, within the run's -total-time
+	// (testBudget).
+	time       time.Duration
+	timeSet    bool
+	totalTime  time.Duration
+	seed       uint64
+	keepGoing  bool
+	noSaved    bool // -saved=false: do not replay the saved schedules first
+	strictLeak bool
+	json       bool
+	workers    int                // test processes at once (-p)
+	shard      strategy.PartLevel // this run's shard of the exploration (-shard i/n); Count 0 for none
+	junit      string             // the JUnit XML report's path, "" for none
+	sarif      string             // the SARIF log's path, "" for none
+	origin     string             // who started the run, recorded in its summary (.interleave/runs)
+	verbose    bool
+	minimize   time.Duration
+	maxSteps   int
+	fairSteps  int
+	sleeps     string // -sleeps: order, notice or fail (engine.SleepMode)
+	points     string
+	races      string
+	raceRuns   int
+	modules    []string
+	buildFlags []string
+	packages   []string
 }
 
 // DefaultSleeps is -sleeps' default: a runnable goroutine may be delayed past a sleep of up to
@@ -73,7 +78,8 @@ var (
 )
 
 func parseTestFlags(args []string) (*testFlags, error) {
-	f := &testFlags{strategy: explore.ToolStrategy, params: map[string]string{}, schedules: explore.DefaultSchedules, seed: 1, minimize: 5 * time.Second, workers: runtime.NumCPU(),
+	f := &testFlags{strategy: explore.ToolStrategy, params: map[string]string{}, schedules: explore.DefaultSchedules, time: explore.DefaultTime, totalTime: DefaultTotalTime,
+		seed: 1, minimize: 5 * time.Second, workers: runtime.NumCPU(),
 		points: explore.DefaultPoints.String(), races: "report", raceRuns: explore.DefaultRaceRuns, sleeps: DefaultSleeps.String()}
 	if !contains(strategy.Names, explore.ToolStrategy) {
 		f.strategy = explore.DefaultStrategy
@@ -152,8 +158,16 @@ func parseTestFlags(args []string) (*testFlags, error) {
 		case "time":
 			var v string
 			if v, err = next(); err == nil {
+				f.timeSet = true
 				if f.time, err = time.ParseDuration(v); err != nil || f.time < 0 {
 					err = fmt.Errorf("%w: -time %q: want a duration ≥ 0 such as 30s (0: no limit)", base.ErrUsage, v)
+				}
+			}
+		case "total-time":
+			var v string
+			if v, err = next(); err == nil {
+				if f.totalTime, err = time.ParseDuration(v); err != nil || f.totalTime < 0 {
+					err = fmt.Errorf("%w: -total-time %q: want a duration ≥ 0 such as 5m (0: no limit)", base.ErrUsage, v)
 				}
 			}
 		case "minimize":
@@ -174,7 +188,7 @@ func parseTestFlags(args []string) (*testFlags, error) {
 			var v string
 			if v, err = next(); err == nil {
 				if f.maxSteps, err = strconv.Atoi(v); err != nil || f.maxSteps < 0 {
-					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the default, %d)", base.ErrUsage, v, engine.DefaultMaxSteps)
+					err = fmt.Errorf("%w: -max-steps %q: want a number of steps ≥ 0 (0: the adaptive default, from %d)", base.ErrUsage, v, engine.DefaultMaxSteps)
 				}
 			}
 		case "fair-steps":
@@ -281,7 +295,33 @@ func parseTestFlags(args []string) (*testFlags, error) {
 	if len(f.packages) == 0 {
 		f.packages = []string{"."}
 	}
+	if f.schedulesSet && !f.timeSet {
+		f.time = 0 // -schedules N alone runs exactly N
+	}
 	return f, nil
+}
+
+// DefaultTotalTime is the default budget of a whole run (-total-time): the tests share it,
+// each no more than its own budget (-time, explore.DefaultTime by default), so that
+// interleave test ./... on a large module ends in minutes, not hours.
+const DefaultTotalTime = 2 * time.Minute
+
+// minTestTime is the least a test's default budget is cut to when the run's is spent: every
+// test is still explored a little (its first schedules) rather than not at all.
+const minTestTime = 500 * time.Millisecond
+
+// testBudget is the time budget of the test that starts after elapsed of the run, with left
+// tests (this one included) still to start on workers processes: -time as given, or, by
+// default, the default budget per test, cut to the test's share of what is left of the run's
+// -total-time (the tests left, by workers at once), but never below minTestTime. 0: no
+// budget.
+func (f *testFlags) testBudget(elapsed time.Duration, left, workers int) time.Duration {
+	if f.timeSet || f.schedulesSet || f.time == 0 || f.totalTime == 0 {
+		return f.time
+	}
+	rounds := (left + workers - 1) / max(workers, 1)
+	share := (f.totalTime - elapsed) / time.Duration(max(rounds, 1))
+	return min(f.time, max(share, minTestTime))
 }
 
 // reportConfig is what the JUnit and SARIF reports say of how the run explored; interrupted
@@ -302,7 +342,7 @@ func contains(list []string, s string) bool {
 }
 
 const testUsage = `usage: interleave test [build flags] [packages] [-run regexp] [-skip regexp] [-strategy name] [-param value ...]
-	[-schedules N] [-time D] [-seed S] [-keep-going] [-saved=false] [-minimize D] [-max-steps N] [-fair-steps N]
+	[-schedules N] [-time D] [-total-time D] [-seed S] [-keep-going] [-saved=false] [-minimize D] [-max-steps N] [-fair-steps N]
 	[-sleeps order|notice|fail] [-strict-leaks] [-instrument modules]
 	[-points racy|sync|all] [-races report|fail|off] [-race-runs N] [-p N] [-shard i/n]
 	[-json] [-junit file] [-sarif file] [-origin label] [-v]
@@ -353,12 +393,22 @@ split the test list, whatever its length.
 Strategies: %s. Parameters of the strategy are flags: -d 2 (pct), -max 3 (idb); stride's p is
 set as -strategy stride:p=0.0216, -p being the number of processes.
 
-Without -schedules, a test stops early once its executions stop showing anything new: none of
-the last max(1000, 10 × its distinct interleavings) schedules showed a new interleaving, data
-race or greybox coverage ("stopped after N schedules: no new interleaving, data race or
-coverage in the last M"); a test with one goroutine and no scheduling choice runs once (until
-100 schedules in a row show nothing new when it draws math/rand values). -schedules N given
-runs exactly N schedules (or to -time, a bug, or the end of the strategy's space).
+Without -schedules or -time, each test has a time budget (-time, default 5s, race-detection
+phase included; the run's -total-time, default 2m, is shared among the tests, none cut below
+0.5s) and at most 10,000 schedules, and stops early once its executions stop showing anything
+new: none of the last max(1000, 10 × its distinct interleavings) schedules showed a new
+interleaving, data race or greybox coverage ("stopped after N schedules: no new interleaving,
+data race or coverage in the last M"); a test with one goroutine and no scheduling choice runs
+once (until 100 schedules in a row show nothing new when it draws math/rand values).
+-schedules N given runs exactly N schedules (or to a -time given, a bug, or the end of the
+strategy's space). A test's line says why it stopped ("stopped: time budget (5s)").
+
+Without -max-steps the step bound adapts: it starts at 100,000 steps and doubles, up to
+3,200,000, each time an execution reaches it while its goroutines still change state (sends,
+locks, writes) or read their way through memory, so that a long test runs to its end and its
+final checks; once executions end by themselves, it grows to at most 4 times the longest of
+them. Goroutines that only look at each other's flags are a livelock at the first bound, as
+before. -max-steps N fixes the bound at N.
 
 Each test's line says what happened: ok; FAIL with the bug; CUT when executions reached the
 step bound (-max-steps) before their end, with how many and what to do; SKIP with the reason
@@ -385,12 +435,13 @@ func writeTestFlags(w io.Writer) {
 		{"-skip regexp", "none", "tests to leave out, as go test -skip"},
 		{"-strategy name", d.strategy, "the strategy (-param value sets its parameters)"},
 		{"-schedules N", strconv.Itoa(d.schedules), "schedules per test (given: exactly N; default: fewer when nothing new comes)"},
-		{"-time D", "none", "wall-clock budget per test"},
+		{"-time D", explore.DefaultTime.String() + " without -schedules", "wall-clock budget per test, race-detection phase included (0: none)"},
+		{"-total-time D", DefaultTotalTime.String(), "wall-clock budget of the run, shared among the tests when neither -time nor -schedules is given (0: none)"},
 		{"-seed S", strconv.FormatUint(d.seed, 10), "the seed of randomized strategies"},
 		{"-keep-going", "false", "go on after the first bug, counting buggy schedules"},
 		{"-saved", "true", "replay the test's saved schedules (testdata/interleave/<Test>/, the results store's) before exploring"},
 		{"-minimize D", d.minimize.String(), "time to minimize a bug's schedule (0: off)"},
-		{"-max-steps N", strconv.Itoa(engine.DefaultMaxSteps), "the step bound of an execution"},
+		{"-max-steps N", fmt.Sprintf("adaptive, %d to %d", engine.DefaultMaxSteps, engine.MaxAdaptiveSteps), "the step bound of an execution (given: fixed)"},
 		{"-fair-steps N", strconv.Itoa(engine.DefaultFairSteps), "steps in a row before a goroutine is made to yield (negative: off)"},
 		{"-sleeps mode", d.sleeps, "order: a sleep lets every runnable goroutine run; notice, fail: a runnable goroutine may be delayed past a sleep of up to 10ms, and a bug that needs it is a notice, or a failure"},
 		{"-strict-leaks", "false", "goroutines that go on after the test are leaks, not a notice"},

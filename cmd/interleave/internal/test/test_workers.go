@@ -35,7 +35,8 @@ type testJob struct {
 	// lockstep: the parts explore one search in step (PERIOD, strategy.Lockstep), their
 	// rounds exchanged through this process (lockstepHub).
 	lockstep bool
-	work     string // the run's work directory (removed with it, swept if the run is killed)
+	work     string        // the run's work directory (removed with it, swept if the run is killed)
+	time     time.Duration // its time budget, decided when it starts (testFlags.testBudget)
 
 	stdout, stderr bytes.Buffer // its output, printed in the tests' order
 	outcome        testOutcome
@@ -57,7 +58,7 @@ const testsPerShard = 4
 // confirmation) of a schedule split.
 func shardTests(f *testFlags, jobs []*testJob, splittable bool) ([]*testJob, bool) {
 	n := f.shard.Count
-	if n <= 1 || splittable && (f.time > 0 || len(jobs) < testsPerShard*n) {
+	if n <= 1 || splittable && (f.timeSet && f.time > 0 || len(jobs) < testsPerShard*n) {
 		return jobs, false
 	}
 	var mine []*testJob
@@ -104,8 +105,9 @@ func runJobs(ctx context.Context, f *testFlags, jobs []*testJob, out *output) {
 	var mu sync.Mutex // the real output
 	live := newLiveProgress(out, &mu)
 	tokens := make(chan struct{}, f.workers)
+	start := time.Now()
 	go func() {
-		for _, j := range jobs {
+		for i, j := range jobs {
 			for range j.parts {
 				select {
 				case tokens <- struct{}{}:
@@ -119,6 +121,7 @@ func runJobs(ctx context.Context, f *testFlags, jobs []*testJob, out *output) {
 				continue
 			}
 			j.started = true
+			j.time = f.testBudget(time.Since(start), len(jobs)-i, f.workers)
 			go func() {
 				defer close(j.done)
 				defer func() {

@@ -41,7 +41,7 @@ func TestShardTests(t *testing.T) {
 			all := jobs(tc.tests)
 			seen := map[string]int{}
 			for i := 0; i < max(tc.shards, 1); i++ {
-				f := &testFlags{shard: strategy.PartLevel{Index: i, Count: tc.shards}, time: tc.time}
+				f := &testFlags{shard: strategy.PartLevel{Index: i, Count: tc.shards}, time: tc.time, timeSet: tc.time > 0}
 				mine, byTests := shardTests(f, all, tc.splittable)
 				if byTests != tc.byTests {
 					t.Fatalf("shard %d: split the list %v, want %v", i, byTests, tc.byTests)

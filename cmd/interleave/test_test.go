@@ -229,6 +229,7 @@ func TestTestBadInput(t *testing.T) {
 		{"unknown flag swallows nothing", []string{"test", "-shedules", "./nosuchdir"}, `flag provided but not defined: -shedules`},
 		{"another strategy's parameter", []string{"test", "-strategy", "pct", "-smax", "3", "."}, `pct: unknown parameter "smax"`},
 		{"negative time", []string{"test", "-time", "-1s", "."}, `-time "-1s": want a duration ≥ 0`},
+		{"negative total time", []string{"test", "-total-time", "-1s", "."}, `-total-time "-1s": want a duration ≥ 0`},
 		{"negative max-steps", []string{"test", "-max-steps", "-5", "."}, `-max-steps "-5": want a number of steps ≥ 0`},
 		{"negative minimize", []string{"test", "-minimize", "-1s", "."}, `-minimize "-1s": want a duration ≥ 0`},
 		{"negative until", []string{"replay", "-until", "-3", "x.json"}, `-until -3: want a step number ≥ 0`},
@@ -486,7 +487,7 @@ func TestTestHelpShowsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"-schedules N", "(default 10000)", "-strategy name", "(default portfolio)", "-minimize D", "(default 5s)",
-		"-max-steps N", "(default 100000)", "-races mode", "(default report)", "-skip regexp", "-strict-leaks"} {
+		"-max-steps N", "(default adaptive, 100000 to 3200000)", "-time D", "(default 5s without -schedules)", "-total-time D", "(default 2m0s)", "-races mode", "(default report)", "-skip regexp", "-strict-leaks"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("interleave test -h lacks %q:\n%s", want, out.String())
 		}

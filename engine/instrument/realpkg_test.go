@@ -172,7 +172,7 @@ func TestRealPackages(t *testing.T) {
 
 // buildInterleave builds the interleave command of this module into a temporary directory
 // and returns the executable's path.
-func buildInterleave(t *testing.T) string {
+func buildInterleave(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "interleave")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/interleave")

@@ -22,7 +22,8 @@ import (
 // of interleave test with no budget flag (the default: a time budget per test and for the run,
 // the plateau's early stop, the adaptive step bound), their ratio, and the tests reported
 // with a bug by each interleave run, the bugs of the 100-schedule run that the default run did
-// not report being listed as lost. It runs each command once, whatever b.N (run it with
+// not report being listed as lost, and those of the default run that realMods does not list as
+// real. It runs each command once, whatever b.N (run it with
 // -benchtime=1x), and prints the table; -short skips it.
 //
 //	go test ./engine/instrument -run '^$' -bench RealModulesBudget -benchtime=1x -timeout 2h
@@ -41,6 +42,7 @@ func BenchmarkRealModulesBudget(b *testing.B) {
 		goTest, def, hundred   time.Duration
 		defBugs, hundredBugs   []string
 		lost                   []string
+		unknown                []string // reported by the default run, not listed as real
 		defTests, hundredTests int
 		defStopped             map[string]int
 	}
@@ -82,24 +84,29 @@ func BenchmarkRealModulesBudget(b *testing.B) {
 				r.lost = append(r.lost, t)
 			}
 		}
+		for _, t := range r.defBugs {
+			if m.real[t] == "" {
+				r.unknown = append(r.unknown, t)
+			}
+		}
 		b.Logf("%s: go test %.1fs, default %.1fs (%d tests, stopped %v), -schedules 100 %.1fs; bugs %v vs %v",
 			m.module, r.goTest.Seconds(), r.def.Seconds(), r.defTests, r.defStopped, r.hundred.Seconds(), r.defBugs, r.hundredBugs)
 		rows = append(rows, r)
 	}
 	var buf bytes.Buffer
 	w := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "module\tgo test\tdefault\tratio\t-schedules 100\ttests\tbugs default\tbugs 100\tlost\tstopped (default)")
+	fmt.Fprintln(w, "module\tgo test\tdefault\tratio\t-schedules 100\ttests\tbugs default\tbugs 100\tlost\tnot known real\tstopped (default)")
 	var goTotal, defTotal, hundredTotal time.Duration
 	var ratios []float64
 	for _, r := range rows {
 		goTotal, defTotal, hundredTotal = goTotal+r.goTest, defTotal+r.def, hundredTotal+r.hundred
 		ratio := r.def.Seconds() / r.goTest.Seconds()
 		ratios = append(ratios, ratio)
-		fmt.Fprintf(w, "%s\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t%d\t%d\t%d\t%s\t%s\n", r.module, r.goTest.Seconds(), r.def.Seconds(), ratio, r.hundred.Seconds(),
-			r.defTests, len(r.defBugs), len(r.hundredBugs), strings.Join(r.lost, " "), stoppedText(r.defStopped))
+		fmt.Fprintf(w, "%s\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t%d\t%d\t%d\t%s\t%s\t%s\n", r.module, r.goTest.Seconds(), r.def.Seconds(), ratio, r.hundred.Seconds(),
+			r.defTests, len(r.defBugs), len(r.hundredBugs), strings.Join(r.lost, " "), strings.Join(r.unknown, " "), stoppedText(r.defStopped))
 	}
 	sort.Float64s(ratios)
-	fmt.Fprintf(w, "total\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t\t\t\t\tmedian ratio %.1f×\n", goTotal.Seconds(), defTotal.Seconds(), defTotal.Seconds()/goTotal.Seconds(), hundredTotal.Seconds(), ratios[len(ratios)/2])
+	fmt.Fprintf(w, "total\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t\t\t\t\t\tmedian ratio %.1f×\n", goTotal.Seconds(), defTotal.Seconds(), defTotal.Seconds()/goTotal.Seconds(), hundredTotal.Seconds(), ratios[len(ratios)/2])
 	w.Flush()
 	fmt.Print(buf.String())
 	b.ReportMetric(defTotal.Seconds()/goTotal.Seconds(), "default/gotest")

@@ -133,12 +133,19 @@ func (c *clock) pass(e *Exec) {
 // passSlow doubles the time a step takes every busyDoubling steps, caps it at workStepTime
 // after a step that changed something, and fires the timers due.
 func (c *clock) passSlow(e *Exec) {
-	if c.stepTime > workStepTime && e.lastOp.IsWrite() && e.lookedAt != e.steps && e.steps-e.clockReadAt > busyDoubling {
-		// The step just executed worked: this step takes workStepTime, the first of those
-		// from which the doubling goes on.
-		c.now -= c.stepTime - workStepTime
-		c.stepTime = workStepTime
-		c.busy = workStepShift*busyDoubling + 1
+	if c.stepTime > workStepTime && e.lastOp.IsWrite() && e.lookedAt != e.steps {
+		if e.steps-e.clockReadAt > busyDoubling {
+			// The step just executed worked: this step takes workStepTime, the first of those
+			// from which the doubling goes on.
+			c.now -= c.stepTime - workStepTime
+			c.stepTime = workStepTime
+			c.busy = workStepShift*busyDoubling + 1
+		} else if e.clockAheadAt < 0 {
+			// It worked, but the program read the clock lately, so time goes on faster
+			// than any machine does its work: what the program then sees of the time
+			// depends on how fast the clock ran, not on the schedule (clockAheadNotice).
+			e.clockAheadAt = e.steps
+		}
 	}
 	if !c.still && c.busy%busyDoubling == 0 && c.busy/busyDoubling <= maxStepShift {
 		c.stepTime = 1 << (c.busy / busyDoubling)

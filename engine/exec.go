@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -114,6 +115,9 @@ type Exec struct {
 	// nothing: a select that took its default, a TryLock that failed; clockReadAt the last step
 	// during which the program looked at the time (clock.go, passSlow).
 	lookedAt, clockReadAt int
+	// clockAheadAt is the first step at which the virtual clock ran faster than the work
+	// while the program read it (clock.go, passSlow); -1 when it has not.
+	clockAheadAt int
 	// watches are the context.AfterFunc registrations waiting for their context (context.go).
 	watches []*ctxWatch
 	// cycleSince is the step at which a lock cycle closed (-1: none): background.go.
@@ -212,6 +216,7 @@ func (e *Exec) reset(s Strategy, maxSteps, stepLimit int) {
 	clear(e.shadow)
 	e.polled = e.polled[:0]
 	e.lookedAt, e.clockReadAt = -1, -busyDoubling-1
+	e.clockAheadAt = -1
 	clear(e.watches)
 	e.watches = e.watches[:0]
 	e.cycleSince = -1
@@ -595,6 +600,10 @@ func (e *Exec) recordBug(bug *Bug, g *goroutine) {
 	if d := e.delayed(); d != "" {
 		bug.Delayed = d
 		bug.Message += "\n(it needed a goroutine delayed past a sleep: " + d + ")"
+	}
+	if e.clockAheadAt >= 0 {
+		bug.ClockAhead = fmt.Sprintf("from step %d on, the program worked and read the clock while the virtual clock ran ahead of the work: %v had passed by step %d",
+			e.clockAheadAt, roughly(time.Duration(e.clock.now)), e.steps)
 	}
 	e.result.Bug = bug
 }

@@ -7,6 +7,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -27,12 +28,10 @@ type exploration struct {
 	r         runner
 	races     map[racePair]int
 	fixedData bool // an execution drew math/rand values from the fixed seed
-	// delayNotice is the index in the report's Notices of the notice of the bugs that needed
-	// a delay past a sleep (Config.Sleeps SleepsNotice), -1 before the first; delayFirst is
-	// that first bug, and delayed counts them.
-	delayNotice int
-	delayFirst  string
-	delayed     int
+	// delayed is the notice of the bugs that needed a delay past a sleep (Config.Sleeps
+	// SleepsNotice), clockAhead that of the bugs that came after the virtual clock ran ahead
+	// of the work (Bug.ClockAhead).
+	delayed, clockAhead bugNotice
 	sharer      PointsSharer
 	plateau     plateau
 
@@ -200,8 +199,14 @@ func (x *exploration) before() (stop bool) {
 // after takes in the result of an execution, and decides whether the exploration stops.
 func (x *exploration) after(res *Result) (stop bool) {
 	cfg, rep, r, body := &x.cfg, x.rep, &x.r, x.body
-	if res.Bug != nil && res.Bug.Delayed != "" && cfg.Sleeps == SleepsNotice {
-		x.noticeDelayed(res)
+	switch {
+	case res.Bug == nil:
+	case res.Bug.Delayed != "" && cfg.Sleeps == SleepsNotice:
+		x.delayed.add(rep, sleepNotice(rep.Schedules+1, res.Bug))
+		res.Bug = nil
+	case res.Bug.ClockAhead != "":
+		x.clockAhead.add(rep, clockAheadNotice(rep.Schedules+1, res.Bug))
+		res.Bug = nil
 	}
 	cfg.Strategy.End(res)
 	if res.Err != nil {
@@ -334,18 +339,29 @@ func (rep *Report) addRaces(index map[racePair]int, found []DataRace, n int, sta
 	}
 }
 
-// noticeDelayed turns the bug of res, which needed a runnable goroutine to be delayed past a
-// sleep or a timer, into the report's notice (SleepsNotice): the execution counts as one that
-// passed, and the exploration goes on. The notice names the first such bug and counts the
-// schedules that had one.
-func (x *exploration) noticeDelayed(res *Result) {
-	x.delayed++
-	if x.delayed == 1 {
-		x.delayFirst = sleepNotice(x.rep.Schedules+1, res.Bug)
-		x.delayNotice = len(x.rep.Notices)
-		x.rep.Notices = append(x.rep.Notices, x.delayFirst)
-	} else {
-		x.rep.Notices[x.delayNotice] = fmt.Sprintf("%s (%d schedules in all)", x.delayFirst, x.delayed)
+// bugNotice is the notice of the bugs of a kind that the exploration reports as a notice, not
+// a failure: the execution counts as one that passed, and the exploration goes on. The notice
+// names the first such bug and counts the schedules that had one.
+type bugNotice struct {
+	index, count int // index in the report's Notices, once count > 0
+	first        string
+}
+
+func (b *bugNotice) add(rep *Report, text string) {
+	b.count++
+	if b.count == 1 {
+		b.first, b.index = text, len(rep.Notices)
+		rep.Notices = append(rep.Notices, text)
+		return
 	}
-	res.Bug = nil
+	rep.Notices[b.index] = fmt.Sprintf("%s (%d schedules in all)", b.first, b.count)
+}
+
+// clockAheadNotice is the notice of a bug that came after the virtual clock ran ahead of the
+// program's work (Bug.ClockAhead): the time the program saw then is the clock's artefact.
+func clockAheadNotice(n int, b *Bug) string {
+	msg, _, _ := strings.Cut(b.Message, "\n")
+	return fmt.Sprintf("schedule %d failed after the virtual clock ran ahead of the work (%s): %s at %s: %s. "+
+		"A program that works and reads the clock at once sees time pass faster than a machine would run it, so a check of the time against the work done is not judged: not reported as a bug",
+		n, b.ClockAhead, b.Kind, b.Pos, msg)
 }

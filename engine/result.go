@@ -45,6 +45,10 @@ type Bug struct {
 	// sleep or a timer before the bug (Config.Sleeps): "G2 had not run for 1ms when G0 woke
 	// (sleep at x_test.go:12)". The message ends with it too.
 	Delayed string
+	// ClockAhead, when not empty, says that the bug came after the virtual clock ran ahead of
+	// the program's work while it read the clock (clock.go): what the program saw of the time
+	// then depends on how fast the clock ran, not on the schedule, and the bug is a notice.
+	ClockAhead string
 
 	// stack is the failing goroutine's stack when it failed, for bugs after which the
 	// goroutine went on (t.Error).

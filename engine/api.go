@@ -24,6 +24,7 @@ const (
 	shadowTicker
 	shadowSyncMap
 	shadowPool
+	shadowNet
 )
 
 // lookup returns the shadow object of kind k at addr, creating it with mk on first sight.

@@ -22,6 +22,7 @@ var layer = map[string]int{
 	"engine/srcmap":                       6,
 	"engine":                              10,
 	"engine/findings":                     10,
+	"engine/vnet":                         12,
 	"engine/random":                       10,
 	"engine/strategy":                     20,
 	"engine/store":                        20,
@@ -107,10 +108,11 @@ func TestImportsRunDownward(t *testing.T) {
 	}
 }
 
-// runtimePackages are the packages compiled into an instrumented test binary: the harness
-// and what it imports, transitively, in this module.
+// runtimePackages are the packages compiled into an instrumented test binary: the harness,
+// the virtual network (which instrumented code imports when it uses package net) and what
+// they import, transitively, in this module.
 func runtimePackages(t *testing.T) map[string][]string {
-	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}:{{join .Imports \" \"}}{{end}}", module+"/engine/harness")
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}:{{join .Imports \" \"}}{{end}}", module+"/engine/harness", module+"/engine/vnet")
 	delete(deps, "")
 	return deps
 }

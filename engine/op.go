@@ -64,6 +64,12 @@ const (
 	OpMapWrite
 	OpPoolGet
 	OpPoolPut
+	OpNetRead
+	OpNetWrite
+	OpNetClose
+	OpNetAccept
+	OpNetDial
+	OpNetDeadline
 	numOpKinds
 )
 
@@ -102,6 +108,12 @@ var opNames = [numOpKinds]string{
 	OpMapWrite:      "syncmap.write",
 	OpPoolGet:       "pool.get",
 	OpPoolPut:       "pool.put",
+	OpNetRead:       "net.read",
+	OpNetWrite:      "net.write",
+	OpNetClose:      "net.close",
+	OpNetAccept:     "net.accept",
+	OpNetDial:       "net.dial",
+	OpNetDeadline:   "net.deadline",
 }
 
 func (k OpKind) String() string {

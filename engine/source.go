@@ -9,5 +9,5 @@ import "embed"
 // network and no checkout. TestSourceHoldsTheRuntime checks that every package a test binary
 // imports is here.
 //
-//go:embed *.go *.s bounded internal/splitmix strategy schedule srcmap findings random minimize store report control explore harness stress
+//go:embed *.go *.s bounded internal/splitmix strategy schedule srcmap findings random minimize store report control explore harness stress vnet
 var Source embed.FS

@@ -68,7 +68,7 @@ func (r *fileRewriter) funcValue(e ast.Expr, sp special) {
 			if !sp.noPos {
 				args = append(args, p)
 			}
-			return r.eng(sp.fn) + r.typeArgs(e) + "(" + strings.Join(args, ", ") + ")"
+			return r.specialName(sp) + r.typeArgs(e) + "(" + strings.Join(args, ", ") + ")"
 		}) + r.restore(e.End())
 	})
 }
@@ -215,6 +215,10 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 				return
 			}
 		}
+		if sel == nil && isIOPipe(fn) {
+			r.ioPipe(c)
+			return
+		}
 		sp, ok := specialFor(fn, sel)
 		if ok && (sel == nil || !sp.method || r.promoted(sx, sel)) {
 			r.specialCall(c, sp, sel, sx)
@@ -255,6 +259,6 @@ func (r *fileRewriter) specialCall(c *ast.CallExpr, sp special, sel *types.Selec
 		if !sp.noPos {
 			parts = append(parts, r.pos(c.Pos()))
 		}
-		return r.eng(sp.fn) + r.typeArgs(c.Fun) + "(" + strings.Join(parts, ", ") + ")"
+		return r.specialName(sp) + r.typeArgs(c.Fun) + "(" + strings.Join(parts, ", ") + ")"
 	})
 }

@@ -60,7 +60,7 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 				}
 				specRecv = hoist("r", recv)
 			}
-			funText = func() string { return r.eng(sp.fn) + r.typeArgs(c.Fun) }
+			funText = func() string { return r.specialName(sp) + r.typeArgs(c.Fun) }
 		}
 	}
 	if id, ok := fun.(*ast.Ident); ok && len(c.Args) == 1 {

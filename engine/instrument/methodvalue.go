@@ -31,7 +31,7 @@ func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 			sp := specials["sync.Locker."+fn.Name()]
 			l := r.temp("l")
 			r.set(x, func() string {
-				lit := r.engineLit(funcShape{}, func([]string) string { return r.eng(sp.fn) + "(" + l + ", " + r.pos(x.Sel.Pos()) + ")" })
+				lit := r.engineLit(funcShape{}, func([]string) string { return r.specialName(sp) + "(" + l + ", " + r.pos(x.Sel.Pos()) + ")" })
 				return "func() func() { " + l + " := " + r.text(x.X) + "; _ = " + l + "." + fn.Name() + "; return " + lit + " }()" + r.restore(x.End())
 			})
 			return
@@ -66,7 +66,7 @@ func (r *fileRewriter) boundSpecial(x *ast.SelectorExpr, sel *types.Selection, f
 	if sig.Params().Len() == 0 && sig.Results().Len() == 0 {
 		recv := r.receiver(x, sel)
 		r.set(x, func() string {
-			return r.eng("Bind") + "(" + recv() + ", " + r.eng(sp.fn) + ", " + p + ")"
+			return r.eng("Bind") + "(" + recv() + ", " + r.specialName(sp) + ", " + p + ")"
 		})
 		return true
 	}
@@ -79,7 +79,7 @@ func (r *fileRewriter) boundSpecial(x *ast.SelectorExpr, sel *types.Selection, f
 	rt := r.temp("r")
 	r.set(x, func() string {
 		lit := r.engineLit(sh, func(args []string) string {
-			return r.eng(sp.fn) + "(" + strings.Join(append(append([]string{rt}, args...), p), ", ") + ")"
+			return r.specialName(sp) + "(" + strings.Join(append(append([]string{rt}, args...), p), ", ") + ")"
 		})
 		return "func() " + sh.typ() + " { " + rt + " := " + recv() + "; return " + lit + " }()" + r.restore(x.End())
 	})
@@ -113,7 +113,7 @@ func (r *fileRewriter) methodExpr(x *ast.SelectorExpr, sel *types.Selection, p t
 			if sp.method {
 				recv = recvText(recv, path, isPtr)
 			}
-			return r.eng(sp.fn) + "(" + strings.Join(append(append([]string{recv}, args[1:]...), pos), ", ") + ")"
+			return r.specialName(sp) + "(" + strings.Join(append(append([]string{recv}, args[1:]...), pos), ", ") + ")"
 		}) + r.restore(x.End())
 	})
 	return true

@@ -77,6 +77,8 @@ func (r *fileRewriter) output() []byte {
 		switch n {
 		case engineName:
 			fmt.Fprintf(&sb, "\nvar _ = %s.Read\n", n)
+		case vnetName:
+			fmt.Fprintf(&sb, "\nvar _ = %s.Pipe\n", n)
 		case harnessName:
 			fmt.Fprintf(&sb, "\nvar _ = %s.RunTest\n", n)
 		case testingName:

@@ -17,6 +17,8 @@ const (
 	enginePath  = "github.com/interleave-dev/interleave/engine"
 	harnessPath = "github.com/interleave-dev/interleave/engine/harness"
 	engineName  = "__il"
+	vnetPath    = "github.com/interleave-dev/interleave/engine/vnet"
+	vnetName    = "__ilvnet"
 	harnessName = "__ilh"
 	testingName = "__iltesting"
 )
@@ -70,6 +72,8 @@ type fileRewriter struct {
 	// results is the stack of the result lists of the functions being walked, innermost
 	// last (results.go).
 	results []*ast.FieldList
+	// parents maps each node of the file to its parent, once needed (pipe.go).
+	parents map[ast.Node]ast.Node
 }
 
 type edit struct {
@@ -211,6 +215,16 @@ func (r *fileRewriter) pos(p token.Pos) string {
 func (r *fileRewriter) eng(name string) string {
 	r.used[engineName] = enginePath
 	return engineName + "." + name
+}
+
+// specialName is the qualified name of the function that replaces sp's, in the engine or in
+// package engine/vnet.
+func (r *fileRewriter) specialName(sp special) string {
+	if sp.vnet {
+		r.used[vnetName] = vnetPath
+		return vnetName + "." + sp.fn
+	}
+	return r.eng(sp.fn)
 }
 
 func (r *fileRewriter) temp(prefix string) string {

@@ -97,6 +97,18 @@ func TestRewriteConstructs(t *testing.T) {
 			t.Errorf("rand_test.go rewritten calls MaphashMakeSeed %d times, want 2 (the call and the value):\n%s", n, out)
 		}
 	})
+	t.Run("pipes", func(t *testing.T) {
+		// io.Pipe whose ends are used as interfaces, net.Pipe, net.Listen and the dials are
+		// the engine's (the transcripts show they behave as the real ones); the io.Pipe passed
+		// as *io.PipeReader stays real (a problem).
+		out := rewrittenFile(t, work, "pipes_test.go")
+		for call, want := range map[string]int{"__il.IOPipe(": 2, "io.Pipe()": 1, "__ilvnet.Pipe(": 2, "__ilvnet.Listen(": 1,
+			"__ilvnet.Dial(": 1, "__ilvnet.DialTimeout(": 1, "__ilvnet.DialerDialContext(&d, ": 1} {
+			if n := strings.Count(out, call); n != want {
+				t.Errorf("pipes_test.go rewritten has %s %d times, want %d:\n%s", call, n, want, out)
+			}
+		}
+	})
 }
 
 // overlayOf returns the build's overlay in work: each rewritten file by its original.

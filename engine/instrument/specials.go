@@ -1,8 +1,10 @@
 package instrument
 
 // The functions and methods the engine replaces (specials): sync, sync/atomic, time,
-// context, runtime, the top-level functions of math/rand and math/rand/v2, and
-// hash/maphash.MakeSeed.
+// context, runtime, the top-level functions of math/rand and math/rand/v2,
+// hash/maphash.MakeSeed, and the functions of package net that make connections and
+// listeners (replaced by package engine/vnet's). io.Pipe is apart (pipe.go): its results'
+// types change.
 
 import (
 	"go/types"
@@ -15,6 +17,7 @@ type special struct {
 	method bool   // a method: its receiver's address is the first argument
 	iface  bool   // an interface method: the receiver value is the first argument
 	noPos  bool   // the engine function takes no position
+	vnet   bool   // the function is package engine/vnet's
 }
 
 var specials = map[string]special{
@@ -79,6 +82,12 @@ var specials = map[string]special{
 	"testing/synctest.Test":     {fn: "SynctestTest"},
 	"testing/synctest.Wait":     {fn: "SynctestWait"},
 	"hash/maphash.MakeSeed":     {fn: "MaphashMakeSeed"},
+	"net.Pipe":                  {fn: "Pipe", vnet: true},
+	"net.Listen":                {fn: "Listen", vnet: true},
+	"net.Dial":                  {fn: "Dial", vnet: true},
+	"net.DialTimeout":           {fn: "DialTimeout", vnet: true},
+	"net.Dialer.Dial":           {fn: "DialerDial", method: true, vnet: true},
+	"net.Dialer.DialContext":    {fn: "DialerDialContext", method: true, vnet: true},
 }
 
 // randPrefix names the engine functions of the top-level functions of math/rand and
@@ -98,7 +107,7 @@ func specialOf(fn *types.Func) (special, bool) {
 	}
 	path := fn.Pkg().Path()
 	switch path {
-	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest", "testing", "hash/maphash":
+	case "sync", "sync/atomic", "time", "context", "runtime", "math/rand", "math/rand/v2", "testing/synctest", "testing", "hash/maphash", "net":
 	default:
 		return special{}, false
 	}

@@ -57,7 +57,7 @@ func readAllPipe(r *io.PipeReader) string {
 }
 
 func TestIOPipeConcrete(t *testing.T) {
-	pr, pw := io.Pipe() // problem: io.Pipe stays a real pipe
+	pr, pw := io.Pipe()                           // problem: io.Pipe stays a real pipe
 	pw.CloseWithError(errors.New("closed first")) // a real pipe's wait would be outside the engine
 	say("read %q", readAllPipe(pr))
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -89,6 +92,38 @@ type vpair struct {
 func newVpair(e *Exec, limit int) *vpair {
 	return &vpair{e: e, s: [2]*vstream{{}, {}}, limit: limit}
 }
+
+// CallerPos is the position of the operation on a virtual pipe or connection whose method's
+// caller is skip frames up (1: CallerPos's caller): the first frame from there that is
+// neither the standard library's nor the engine's — the program's line that called
+// io.ReadFull or bufio's Scan, not the read inside them — or the caller's when there is none.
+func CallerPos(skip int) Pos {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(skip+1, pcs[:])])
+	first := Pos("")
+	for {
+		f, more := frames.Next()
+		if f.File != "" {
+			p := f.File + ":" + strconv.Itoa(f.Line)
+			if first == "" {
+				first = p
+			}
+			if !standardLibrary(f.Function) && !hiddenFrame(f.Function) && !strings.HasPrefix(f.Function, vnetPkg) {
+				return p
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if first == "" {
+		return "?"
+	}
+	return first
+}
+
+// vnetPkg prefixes the functions of package engine/vnet.
+const vnetPkg = "github.com/interleave-dev/interleave/engine/vnet."
 
 // readyFunc is a blocker from a function.
 type readyFunc func() bool
@@ -272,12 +307,12 @@ func (r *PipeReader) Read(b []byte) (int, error) {
 	if r.real != nil {
 		return r.real.Read(b)
 	}
-	v := r.p
-	g := v.live(callerPos(2))
+	v, pos := r.p, CallerPos(2)
+	g := v.live(pos)
 	if g == nil {
 		return 0, ErrVForeign
 	}
-	return v.read(g, v.s[0], b, uintptr(unsafe.Pointer(v)), callerPos(2), func() error {
+	return v.read(g, v.s[0], b, uintptr(unsafe.Pointer(v)), pos, func() error {
 		if v.done {
 			return v.readCloseError()
 		}
@@ -286,10 +321,10 @@ func (r *PipeReader) Read(b []byte) (int, error) {
 }
 
 // Close is (*io.PipeReader).Close.
-func (r *PipeReader) Close() error { return r.closeWithError(nil, callerPos(2)) }
+func (r *PipeReader) Close() error { return r.closeWithError(nil, CallerPos(2)) }
 
 // CloseWithError is (*io.PipeReader).CloseWithError.
-func (r *PipeReader) CloseWithError(err error) error { return r.closeWithError(err, callerPos(2)) }
+func (r *PipeReader) CloseWithError(err error) error { return r.closeWithError(err, CallerPos(2)) }
 
 func (r *PipeReader) closeWithError(err error, pos Pos) error {
 	if r.real != nil {
@@ -323,12 +358,12 @@ func (w *PipeWriter) Write(b []byte) (int, error) {
 	if w.real != nil {
 		return w.real.Write(b)
 	}
-	v := w.p
-	g := v.live(callerPos(2))
+	v, pos := w.p, CallerPos(2)
+	g := v.live(pos)
 	if g == nil {
 		return 0, ErrVForeign
 	}
-	return v.write(g, v.s[0], b, uintptr(unsafe.Pointer(v)), callerPos(2), func() error {
+	return v.write(g, v.s[0], b, uintptr(unsafe.Pointer(v)), pos, func() error {
 		if v.done {
 			return v.writeCloseError()
 		}
@@ -337,10 +372,10 @@ func (w *PipeWriter) Write(b []byte) (int, error) {
 }
 
 // Close is (*io.PipeWriter).Close.
-func (w *PipeWriter) Close() error { return w.closeWithError(nil, callerPos(2)) }
+func (w *PipeWriter) Close() error { return w.closeWithError(nil, CallerPos(2)) }
 
 // CloseWithError is (*io.PipeWriter).CloseWithError.
-func (w *PipeWriter) CloseWithError(err error) error { return w.closeWithError(err, callerPos(2)) }
+func (w *PipeWriter) CloseWithError(err error) error { return w.closeWithError(err, CallerPos(2)) }
 
 func (w *PipeWriter) closeWithError(err error, pos Pos) error {
 	if w.real != nil {

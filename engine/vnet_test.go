@@ -92,14 +92,16 @@ func TestIOPipeSemantics(t *testing.T) {
 }
 
 // TestIOPipeDeadlock: a reader of a pipe nobody writes or closes is a deadlock, not a
-// goroutine blocked outside the engine.
+// goroutine blocked outside the engine, at the program's line that called io.ReadAll (not
+// the read inside io.ReadAll).
 func TestIOPipeDeadlock(t *testing.T) {
 	rep := spExplore(t, func(et *engine.T) {
 		pr, _ := engine.IOPipe("k.go:1")
 		io.ReadAll(pr)
 	}, firstEnabled(), 1)
-	if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock || !strings.Contains(rep.First.Bug.Message, "net.read") {
-		t.Fatalf("want a deadlock at the read, got %+v", rep.First)
+	if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock || !strings.Contains(rep.First.Bug.Message, "net.read at ") ||
+		!strings.Contains(rep.First.Bug.Message, "vnet_test.go:") {
+		t.Fatalf("want a deadlock at the read in vnet_test.go, got %+v", rep.First)
 	}
 }
 

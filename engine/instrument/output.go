@@ -48,10 +48,12 @@ func (r *fileRewriter) output() []byte {
 		sb.WriteString(exampleText(x))
 	}
 	// The rewrite may remove every use of an import of these packages (a file whose only
-	// use of runtime is runtime.Gosched, whose only use of testing/synctest is synctest.Test):
+	// use of runtime is runtime.Gosched, whose only use of testing/synctest is synctest.Test,
+	// whose only use of net is net.Pipe):
 	// keep them used.
 	keep := map[string]string{"runtime": "Gosched", "time": "Sleep", "sync": "NewCond", "sync/atomic": "AddInt32", "context": "Background",
-		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose", "testing/synctest": "Wait", "hash/maphash": "MakeSeed"}
+		"math/rand": "Intn", "math/rand/v2": "IntN", "testing": "Verbose", "testing/synctest": "Wait", "hash/maphash": "MakeSeed",
+		"net": "Pipe", "io": "Pipe"}
 	for _, imp := range r.file.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		fn, ok := keep[path]

@@ -27,7 +27,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -35,14 +34,9 @@ import (
 	"github.com/interleave-dev/interleave/engine"
 )
 
-// callerPos is the "file:line" of the caller skip frames up (1: callerPos's caller).
-func callerPos(skip int) engine.Pos {
-	_, file, line, ok := runtime.Caller(skip)
-	if !ok {
-		return "?"
-	}
-	return file + ":" + strconv.Itoa(line)
-}
+// callerPos is the position of the operation whose method's caller is skip frames up (see
+// engine.CallerPos).
+func callerPos(skip int) engine.Pos { return engine.CallerPos(skip + 1) }
 
 // Pipe is net.Pipe().
 func Pipe(pos engine.Pos) (net.Conn, net.Conn) {

@@ -1,0 +1,3 @@
+module example.com/vnet
+
+go 1.22

@@ -54,7 +54,7 @@ func (r *fileRewriter) funcObj(e ast.Expr) *types.Func {
 // f := atomic.AddInt64, draw := rand.Intn, rand.N[int]), to a function literal that calls
 // the engine function, as its call would (see engineLit for its frame).
 func (r *fileRewriter) funcValue(e ast.Expr, sp special) {
-	if sp.method || sp.iface {
+	if sp.method || sp.iface || sp.vnet && r.keepNet(sp, e.Pos(), r.funcObj(e)) {
 		return
 	}
 	sh, ok := r.shape(r.typeOf(e))
@@ -220,7 +220,7 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 			return
 		}
 		sp, ok := specialFor(fn, sel)
-		if ok && (sel == nil || !sp.method || r.promoted(sx, sel)) {
+		if ok && (sel == nil || !sp.method || r.promoted(sx, sel)) && !r.keepNet(sp, c.Pos(), fn) {
 			r.specialCall(c, sp, sel, sx)
 			return
 		}

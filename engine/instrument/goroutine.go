@@ -42,6 +42,9 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) {
 		if ok && sel != nil && sp.method && !r.promoted(sx, sel) {
 			ok = false
 		}
+		if ok && r.keepNet(sp, c.Pos(), fn) {
+			ok = false
+		}
 		if ok && c.Ellipsis.IsValid() {
 			r.problem(s.Pos(), "go statement calling %s with ... is not instrumented", fn.FullName())
 			r.rv(c.Fun)

@@ -21,7 +21,7 @@ func (r *fileRewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) {
 	}
 	fn, _ := sel.Obj().(*types.Func)
 	if fn != nil {
-		if sp, ok := specialOf(fn); ok && sp.method && r.boundSpecial(x, sel, fn, sp) {
+		if sp, ok := specialOf(fn); ok && sp.method && !r.keepNet(sp, x.Pos(), fn) && r.boundSpecial(x, sel, fn, sp) {
 			return
 		}
 		if (fn.Name() == "Lock" || fn.Name() == "Unlock") && types.IsInterface(sel.Recv()) && lockerLike(sel.Recv()) {
@@ -97,7 +97,7 @@ func (r *fileRewriter) methodExpr(x *ast.SelectorExpr, sel *types.Selection, p t
 		return false
 	}
 	sp, ok := specialFor(fn, sel)
-	if !ok || !(sp.method || sp.iface) || !r.promoted(x, sel) {
+	if !ok || !(sp.method || sp.iface) || !r.promoted(x, sel) || r.keepNet(sp, x.Pos(), fn) {
 		return false
 	}
 	sh, ok := r.shape(r.typeOf(x))

@@ -74,6 +74,8 @@ type fileRewriter struct {
 	results []*ast.FieldList
 	// parents maps each node of the file to its parent, once needed (pipe.go).
 	parents map[ast.Node]ast.Node
+	// realNet, when not "", says why the package's connections stay real (netassert.go).
+	realNet string
 }
 
 type edit struct {

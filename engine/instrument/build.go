@@ -436,7 +436,10 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 		if !p.Module.Main && p.Module.Dir != "" {
 			others[p.Module.Dir] = p.Module
 		}
-		realNet := tcpAssertion(p.Fset, p.TypesInfo)
+		realNet := netServers(p, instrumented)
+		if realNet == "" {
+			realNet = tcpAssertion(p.Fset, p.TypesInfo)
+		}
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
 				break

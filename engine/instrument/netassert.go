@@ -1,17 +1,49 @@
 package instrument
 
-// Connections that must stay real. A virtual connection or listener (package engine/vnet)
-// is a net.Conn or net.Listener of its own type: a program that asserts one to *net.TCPConn
-// or *net.TCPListener without the comma-ok form would panic under the engine where it runs
-// natively. A package that has such an assertion keeps its net.Listen and net.Dial calls real
-// (each reported as a problem); the comma-ok form and type switches are fine (they take the
-// other branch, as for any non-TCP connection).
+// Connections that must stay real; a package that has one of these keeps its net.Listen
+// and net.Dial calls real (each reported as a problem), as they were before the virtual
+// network:
+//
+//   - A virtual connection or listener (package engine/vnet) is a net.Conn or net.Listener
+//     of its own type: a program that asserts one to *net.TCPConn or *net.TCPListener without
+//     the comma-ok form would panic under the engine where it runs natively. (The comma-ok
+//     form and type switches are fine: they take the other branch, as for any connection
+//     that is not TCP.)
+//   - A virtual connection is used only by goroutines the engine runs, and dialed only by
+//     instrumented code. A package that imports net/http or net/rpc (whose servers serve each
+//     connection in a goroutine of their own, and whose clients dial from uninstrumented
+//     code), or a package of a module that is not instrumented and uses package net itself
+//     (a server or client library), could hand it a listener to serve or an address to dial:
+//     it would find a connection it cannot use, a failure natively absent.
 
 import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
 )
+
+// netServers returns why p's connections must stay real because of what it imports ("" when
+// they need not): net/http or net/rpc, or a package that is not instrumented (instrumented
+// says which are) and imports package net.
+func netServers(p *packages.Package, instrumented func(*packages.Package) bool) string {
+	for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+		q := p.Imports[path]
+		if path == "net/http" || strings.HasPrefix(path, "net/http/") || path == "net/rpc" || strings.HasPrefix(path, "net/rpc/") {
+			return "the package imports " + path + ", whose goroutines the engine does not run"
+		}
+		if q.Module != nil && !instrumented(q) {
+			if _, ok := q.Imports["net"]; ok {
+				return "the package imports " + path + ", which is not instrumented and uses package net"
+			}
+		}
+	}
+	return ""
+}
 
 // tcpAssertion returns why the connections of the package whose types are info must stay
 // real ("" when they need not): its first type assertion to *net.TCPConn or *net.TCPListener

@@ -6,8 +6,12 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // TestPipesAndNetRewrite: io.Pipe is the engine's where its ends are used as interfaces and
@@ -130,5 +134,33 @@ func F() error {
 				t.Fatalf("output does not type-check: %v\n%s", err, out)
 			}
 		})
+	}
+}
+
+// TestNetServers: a package keeps its connections real when it imports net/http or net/rpc,
+// or a package of a module that is not instrumented and uses package net; not for an
+// instrumented one, nor for a library that does not use net.
+func TestNetServers(t *testing.T) {
+	netPkg := &packages.Package{PkgPath: "net"}
+	lib := &packages.Package{PkgPath: "example.com/lib/mux", Module: &packages.Module{Path: "example.com/lib"}, Imports: map[string]*packages.Package{"net": netPkg}}
+	own := &packages.Package{PkgPath: "example.com/m/mux", Module: &packages.Module{Path: "example.com/m", Main: true}, Imports: map[string]*packages.Package{"net": netPkg}}
+	plain := &packages.Package{PkgPath: "example.com/lib/assert", Module: &packages.Module{Path: "example.com/lib"}, Imports: map[string]*packages.Package{"fmt": {PkgPath: "fmt"}}}
+	instrumented := func(p *packages.Package) bool { return p.Module != nil && p.Module.Main }
+	for _, tt := range []struct {
+		imports []*packages.Package
+		want    string
+	}{
+		{[]*packages.Package{netPkg, {PkgPath: "net/http"}}, "the package imports net/http, whose goroutines the engine does not run"},
+		{[]*packages.Package{{PkgPath: "net/rpc/jsonrpc"}}, "the package imports net/rpc/jsonrpc, whose goroutines the engine does not run"},
+		{[]*packages.Package{netPkg, lib}, "the package imports example.com/lib/mux, which is not instrumented and uses package net"},
+		{[]*packages.Package{netPkg, own, plain, {PkgPath: "io"}}, ""},
+	} {
+		p := &packages.Package{PkgPath: "example.com/m", Imports: map[string]*packages.Package{}}
+		for _, q := range tt.imports {
+			p.Imports[q.PkgPath] = q
+		}
+		if got := netServers(p, instrumented); got != tt.want {
+			t.Errorf("imports %v: netServers = %q, want %q", slices.Collect(maps.Keys(p.Imports)), got, tt.want)
+		}
 	}
 }

@@ -32,8 +32,8 @@ type exploration struct {
 	// SleepsNotice), clockAhead that of the bugs that came after the virtual clock ran ahead
 	// of the work (Bug.ClockAhead).
 	delayed, clockAhead bugNotice
-	sharer      PointsSharer
-	plateau     plateau
+	sharer              PointsSharer
+	plateau             plateau
 
 	// turn is the execution in flight, its number shifted left by 2, with its state in the
 	// low bits (turnPassed, turnEnded, turnAbandoned).

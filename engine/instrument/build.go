@@ -436,10 +436,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 		if !p.Module.Main && p.Module.Dir != "" {
 			others[p.Module.Dir] = p.Module
 		}
-		realNet := netServers(p, instrumented)
-		if realNet == "" {
-			realNet = tcpAssertion(p.Fset, p.TypesInfo)
-		}
+		realNet, tcpReal := netServers(p, instrumented), tcpAssertion(p.Fset, p.TypesInfo)
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
 				break
@@ -472,7 +469,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 				posName = filepath.ToSlash(rel)
 			}
 			fr := newFileRewriter(p.Fset, p.Types, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
-			fr.realNet = realNet
+			fr.realNet, fr.tcpReal = realNet, tcpReal
 			if pin := modulePin(p.Module.GoVersion); pin != "" {
 				// The main module's go line is raised in the alternate go.mod: every file of
 				// its packages keeps its language version by a pinned copy. Other modules

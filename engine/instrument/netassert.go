@@ -87,13 +87,20 @@ func tcpType(t types.Type) bool {
 // keepNet reports whether sp, the replacement of fn at p, is the virtual network's while the
 // package's connections must stay real; it reports the call as a problem then.
 func (r *fileRewriter) keepNet(sp special, p token.Pos, fn *types.Func) bool {
-	if !sp.vnet || r.realNet == "" {
+	if !sp.vnet {
+		return false
+	}
+	why := r.realNet
+	if why == "" && sp.fn != "Pipe" {
+		why = r.tcpReal
+	}
+	if why == "" {
 		return false
 	}
 	name := sp.fn
 	if fn != nil {
 		name = fn.FullName()
 	}
-	r.problem(p, "%s stays real, outside the engine: %s", name, r.realNet)
+	r.problem(p, "%s stays real, outside the engine: %s", name, why)
 	return true
 }

@@ -82,6 +82,21 @@ func F() error {
 	c.(*net.TCPConn).SetNoDelay(true)
 	return c.Close()
 }`, nil, []string{"__ilvnet."}, "net.Dial stays real, outside the engine: the package asserts a connection to a *net.TCP type at p.go:18:2"},
+		// A multiplexer's tests (libp2p/go-yamux) run over net.Pipe and assert one TCP
+		// connection of another test: the pipe is no *net.TCPConn natively either, so it
+		// stays virtual; only the dial stays real.
+		{"assertion to *net.TCPConn beside a pipe", `
+func F() error {
+	a, b := net.Pipe()
+	a.Close()
+	b.Close()
+	c, err := net.Dial("tcp", "127.0.0.1:80")
+	if err != nil {
+		return err
+	}
+	c.(*net.TCPConn).CloseWrite()
+	return c.Close()
+}`, []string{"__ilvnet.Pipe("}, []string{"__ilvnet.Dial("}, "net.Dial stays real, outside the engine: the package asserts a connection to a *net.TCP type at p.go:21:2"},
 	}
 	imp := importer.ForCompiler(token.NewFileSet(), "source", nil).(types.ImporterFrom)
 	for _, tt := range tests {
@@ -102,7 +117,7 @@ func F() error {
 				t.Fatalf("input: %v\n%s", err, src)
 			}
 			r := newFileRewriter(fset, pkg, info, file, []byte(src), "p.go", false)
-			r.realNet = tcpAssertion(fset, info)
+			r.tcpReal = tcpAssertion(fset, info)
 			r.rewrite()
 			out := string(r.output())
 			if out == "" {

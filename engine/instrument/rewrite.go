@@ -76,6 +76,10 @@ type fileRewriter struct {
 	parents map[ast.Node]ast.Node
 	// realNet, when not "", says why the package's connections stay real (netassert.go).
 	realNet string
+	// tcpReal, when not "", says why the package's TCP connections (net.Listen, net.Dial)
+	// stay real: it asserts one to a *net.TCP type (netassert.go). Its net.Pipe calls need
+	// not: a pipe is no *net.TCPConn natively either.
+	tcpReal string
 }
 
 type edit struct {

@@ -3,9 +3,11 @@ package dap_test
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -309,6 +311,35 @@ func TestExploreSession(t *testing.T) {
 	}
 	if _, err := c.Call(dapext.GotoStepCommand, map[string]any{"step": total + 1}); err == nil || !strings.Contains(err.Error(), "not in the schedule") {
 		t.Errorf("going past the schedule's end: %v, want an error", err)
+	}
+
+	// interleaveTimeline returns every step of the schedule with what the timeline draws: the
+	// locks named as the source spells them, the goroutines enabled at each step (the
+	// deadlock needs a preemption: a switch away from a goroutine still enabled), and leaves
+	// the execution paused where it was.
+	tl := c.call(dapext.TimelineCommand, nil).(*dapext.TimelineResponse)
+	if b := tl.Body; len(b.Steps) != total || b.Step != n-2 || !b.Following || filepath.Ext(b.Schedule) != ".json" {
+		t.Fatalf("timeline: step %d, %d steps, following %v, schedule %q: want step %d of %d steps", b.Step, len(b.Steps), b.Following, b.Schedule, n-2, total)
+	}
+	st = c.stopped()
+	if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", n-2, total); got != want {
+		t.Errorf("after the timeline request: step %s, want %s", got, want)
+	}
+	// Each goroutine locks its from.mu: two mutexes, the same name, two object numbers.
+	locks, preemptions := map[int]string{}, 0
+	for i, s := range tl.Body.Steps {
+		if s.Op == "lock" {
+			locks[s.Obj] = s.Name + " at " + s.Pos
+		}
+		if !slices.Contains(s.Enabled, s.G) {
+			t.Errorf("timeline step %d: G%d ran, but the enabled goroutines are %v", i+1, s.G, s.Enabled)
+		}
+		if i > 0 && s.G != tl.Body.Steps[i-1].G && slices.Contains(s.Enabled, tl.Body.Steps[i-1].G) {
+			preemptions++
+		}
+	}
+	if len(locks) != 2 || locks[0] != "" || slices.ContainsFunc(slices.Collect(maps.Values(locks)), func(l string) bool { return l != "from.mu at bank.go:42:2" }) || preemptions == 0 {
+		t.Errorf("timeline: locks %v, %d preemption(s): want from.mu at bank.go:42:2 twice, two objects, a preemption\n%+v", locks, preemptions, tl.Body.Steps)
 	}
 
 	// Stepping a goroutine that cannot run is not an error: the Debug Console says why, and

@@ -307,6 +307,8 @@ func (s *Session) dispatch(msg dap.Message) {
 		s.onRestartRequest(m)
 	case *dapext.GotoStepRequest:
 		s.onGotoStepRequest(m)
+	case *dapext.TimelineRequest:
+		s.onTimelineRequest(m)
 	case *dap.SourceRequest:
 		s.sendError(&m.Request, errors.New("no source: every frame has a file"))
 	default:

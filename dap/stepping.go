@@ -29,6 +29,12 @@ type debugState struct {
 	exceptionAt int
 	// trace is the decisions of the current execution so far.
 	trace []schedule.Step
+	// seen is the longest trace the executions have shown since the plan last changed, and
+	// seenInfo what the test process said of each of its decisions: the timeline's steps.
+	seen     []schedule.Step
+	seenInfo []control.StepInfo
+	// names caches the names of operations' objects by position (timeline.go).
+	names map[string]string
 	// state is the last reply of the test process; stopped says why the client was told it
 	// stopped.
 	state   *control.State
@@ -47,6 +53,14 @@ type debugState struct {
 // overrides the stop reason the test process gave (entry, exception).
 func (s *Session) run(t *target, c control.Command, reason string) {
 	s.dbg.plan, s.dbg.exceptionAt = c.Steps, c.ExceptionAt
+	s.resume()
+	r, err := s.call(t, c)
+	s.stoppedAfter(t, r, err, reason)
+}
+
+// call sends a run command (with the breakpoints, and a schedule already sent as SameSteps)
+// and returns the test process's reply.
+func (s *Session) call(t *target, c control.Command) (*control.Reply, error) {
 	if c.Breakpoints == nil {
 		c.Breakpoints = s.breakpointList(t)
 	}
@@ -56,9 +70,7 @@ func (s *Session) run(t *target, c control.Command, reason string) {
 	} else {
 		t.sentSteps = c.Steps
 	}
-	s.resume()
-	r, err := t.call(c)
-	s.stoppedAfter(t, r, err, reason)
+	return t.call(c)
 }
 
 // resume marks the execution running. After a stop the client was told of, it says that every
@@ -92,9 +104,7 @@ func (s *Session) stoppedAfter(t *target, r *control.Reply, err error, reason st
 		s.log.Printf("reply %q without a state", r.Kind)
 		return
 	}
-	if st.TraceFrom <= len(s.dbg.trace) {
-		s.dbg.trace = append(s.dbg.trace[:st.TraceFrom], st.Trace...)
-	}
+	s.record(st)
 	s.dbg.state = st
 	s.dbg.frames, s.dbg.refs = nil, nil
 	if st.Diverged != "" && st.Following == false && reason == "" && st.Reason != "step" {

@@ -153,9 +153,12 @@ type State struct {
 	Diverged string `json:"diverged,omitempty"`
 	// TraceFrom and Trace are the decisions made since the execution's previous reply,
 	// starting at index TraceFrom of its schedule.
-	TraceFrom  int             `json:"traceFrom"`
-	Trace      []schedule.Step `json:"trace,omitempty"`
-	Goroutines []Goroutine     `json:"goroutines"`
+	TraceFrom int             `json:"traceFrom"`
+	Trace     []schedule.Step `json:"trace,omitempty"`
+	// Info says more of each decision of Trace (Info[i] is Trace[i]'s), for a timeline of the
+	// execution: what the schedule file does not record.
+	Info       []StepInfo  `json:"info,omitempty"`
+	Goroutines []Goroutine `json:"goroutines"`
 	// Saved is the schedule file an execution that left its schedule was saved to (at its
 	// end).
 	Saved string `json:"saved,omitempty"`
@@ -163,6 +166,18 @@ type State struct {
 	Err string `json:"err,omitempty"`
 	// Races are the data races the execution showed (at its end), described.
 	Races []string `json:"races,omitempty"`
+}
+
+// StepInfo is what a timeline needs of a decision beyond the schedule's step.
+type StepInfo struct {
+	// Obj numbers the object the operation acts on (a mutex, a channel, a variable), 1 for
+	// the first the execution met, 2 for the next...; 0 for none. Numbers, not addresses: the
+	// same decisions give the same numbers in every execution.
+	Obj int `json:"obj,omitempty"`
+	// Enabled are the goroutines that could run at the decision (for a run step), in
+	// increasing order: a switch away from a goroutine still enabled is a preemption, and a
+	// goroutine not enabled that runs later was blocked.
+	Enabled []int `json:"enabled,omitempty"`
 }
 
 // Goroutine describes one goroutine of a paused execution.

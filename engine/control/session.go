@@ -276,6 +276,9 @@ func (s *session) run(c Command) (st *State, restart *Command, quit bool) {
 	st = &State{Step: r.Steps, Ended: true, Reason: "end", Next: -1, Following: d.following, Diverged: d.diverged, TraceFrom: d.reported}
 	if d.reported <= len(r.Schedule) {
 		st.Trace = r.Schedule[d.reported:]
+		if len(d.info) == len(r.Schedule) {
+			st.Info = d.info[d.reported:]
+		}
 	}
 	if r.Err != nil {
 		st.Err = r.Err.Error()

@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,11 @@ func TestDebugSession(t *testing.T) {
 	if st.Step != 3 || st.Reason != "step" || len(st.Trace) != 3 || len(st.Goroutines) != 3 {
 		t.Fatalf("run to step 3: %+v", st)
 	}
+	// Each decision comes with the goroutines enabled at it (the timeline's preemptions and
+	// blocked spans): G0 alone at first, then G0 and the goroutine it started.
+	if len(st.Info) != 3 || !slices.Equal(st.Info[0].Enabled, []int{0}) || !slices.Equal(st.Info[1].Enabled, []int{0, 1}) {
+		t.Fatalf("run to step 3: info %+v", st.Info)
+	}
 	// A pause that arrives before continue stops at the next point.
 	a.send(Command{Cmd: "pause", G: -1})
 	a.send(Command{Cmd: "continue", G: -1})
@@ -152,6 +158,23 @@ func TestDebugSession(t *testing.T) {
 	a.send(Command{Cmd: "continue", G: -1})
 	if st = a.reply("ended").State; !st.Ended || st.Bug != nil || st.Step < 13 {
 		t.Fatalf("to the end: %+v", st)
+	}
+	// The ended execution's decisions come with their info too; every lock and unlock acts
+	// on the one mutex, which has one number.
+	if len(st.Info) != len(st.Trace) {
+		t.Fatalf("to the end: %d decisions, %d infos", len(st.Trace), len(st.Info))
+	}
+	objs := map[int]bool{}
+	for i, d := range st.Trace {
+		if d.Op == "lock" || d.Op == "unlock" {
+			objs[st.Info[i].Obj] = true
+		}
+		if !slices.Contains(st.Info[i].Enabled, int(d.G)) {
+			t.Errorf("decision %d: G%d ran, enabled %v", st.TraceFrom+i, d.G, st.Info[i].Enabled)
+		}
+	}
+	if len(objs) != 1 || objs[0] {
+		t.Errorf("the mutex's numbers: %v, want one, not 0", objs)
 	}
 	// A step bound ends the execution. The body returns at once, leaving its goroutines
 	// running: reaching the bound after the test returned is not a livelock, as go test does

@@ -30,6 +30,8 @@ type debugStrategy struct {
 	breakpoints map[string]bool
 
 	trace    []schedule.Step
+	info     []StepInfo // info[i] says more of trace[i]
+	objs     map[uintptr]int
 	reported int // trace entries already sent
 	// lockedAt is where each mutex was last locked (by its address).
 	lockedAt map[uintptr]string
@@ -182,6 +184,11 @@ func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 	}
 	p := dec.Pending(next)
 	d.trace = append(d.trace, schedule.Step{Kind: schedule.Run, G: int32(next), Op: p.Kind.String(), Pos: p.Pos})
+	enabled := make([]int, 0, dec.NumEnabled())
+	for i := 0; i < dec.NumEnabled(); i++ {
+		enabled = append(enabled, int(dec.EnabledAt(i)))
+	}
+	d.info = append(d.info, StepInfo{Obj: d.objNumber(p.Obj), Enabled: enabled})
 	if p.Kind == engine.OpLock || p.Kind == engine.OpTryLock {
 		if d.lockedAt == nil {
 			d.lockedAt = make(map[uintptr]string)
@@ -210,7 +217,24 @@ func (d *debugStrategy) Choose(c *engine.Choice) int {
 		}
 	}
 	d.trace = append(d.trace, schedule.Step{Kind: schedule.Choice, G: int32(c.G), Value: int32(k), N: int32(c.N), Op: c.Op.Kind.String(), Pos: c.Op.Pos})
+	d.info = append(d.info, StepInfo{Obj: d.objNumber(c.Op.Obj)})
 	return k
+}
+
+// objNumber numbers the objects in the order the execution meets them (StepInfo.Obj).
+func (d *debugStrategy) objNumber(obj uintptr) int {
+	if obj == 0 {
+		return 0
+	}
+	if d.objs == nil {
+		d.objs = make(map[uintptr]int)
+	}
+	n, ok := d.objs[obj]
+	if !ok {
+		n = len(d.objs) + 1
+		d.objs[obj] = n
+	}
+	return n
 }
 
 // lineOf strips the column of a position: "f.go:12:3" → "f.go:12".
@@ -229,6 +253,7 @@ func lineOf(pos string) string {
 func (d *debugStrategy) state(dec *engine.Decision, n int, reason string, next engine.GID) *State {
 	st := &State{Step: n, Reason: reason, Next: int(next), Following: d.following, Diverged: d.diverged, TraceFrom: d.reported}
 	st.Trace = append([]schedule.Step(nil), d.trace[d.reported:]...)
+	st.Info = append([]StepInfo(nil), d.info[d.reported:]...)
 	d.reported = len(d.trace)
 	stacks := goroutineStacks()
 	for i := 0; i < dec.Goroutines; i++ {

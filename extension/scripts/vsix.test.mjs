@@ -101,4 +101,5 @@ test(`${vsixName(undefined)}: no target, no binary`, () => {
   assert.doesNotMatch(entries.get('extension.vsixmanifest').data().toString('utf8'), /TargetPlatform/);
   assert.deepEqual([...entries.keys()].filter((n) => n.includes('/bin/')), []);
   assert.ok(entries.has('extension/extension/dist/extension.js'));
+  assert.ok(entries.has('extension/extension/dist/timeline.js'), 'the timeline webview\'s script');
 });

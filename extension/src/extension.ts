@@ -37,7 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const schedulesTree = vscode.window.createTreeView('interleave.schedules', { treeDataProvider: schedules });
   context.subscriptions.push(schedules, schedulesTree);
   context.subscriptions.push(vscode.commands.registerCommand('interleave.refreshSchedules', () => schedules.refresh()));
-  const timeline = new TimelinePanel();
+  const timeline = new TimelinePanel(context.extensionUri);
   context.subscriptions.push(timeline);
   registerCommands(context, () => schedules.refresh(), timeline, (p, v) => schedules.mark(p, v),
     () => (schedulesTree.visible ? schedulePathOf(schedulesTree.selection[0]) : undefined));

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { age, modulePath, notExplored, oneRowPerBug, packageDir, parseEvents, parsePosition, parseRunSummary, parseSchedule, passSummary, timeFromName } from '../src/store/store';
 import { discoverTests, runPattern } from '../src/testing/discover';
-import { opFamily, renderSVG, runSteps } from '../src/timeline/render';
 import { exploreOptions } from '../src/debug/options';
 
 const schedule = JSON.stringify({
@@ -64,23 +63,6 @@ test('tests and literal subtests are found by text, in files that do not compile
   assert.equal(tests[0].line, 4);
   assert.equal(runPattern('TestA'), '^TestA$');
   assert.equal(runPattern('TestA', 'x.y'), '^TestA$/^x\\.y$');
-});
-
-test('the timeline has a lane per goroutine, marks by operation, and the bug', () => {
-  const steps = runSteps(JSON.parse(schedule).steps);
-  assert.equal(steps.length, 3);
-  const svg = renderSVG({ title: 'TestTransfer', steps, bugStep: 3, bugKind: 'deadlock', current: 2 });
-  assert.match(svg, />G0</);
-  assert.match(svg, />G1</);
-  assert.equal((svg.match(/<circle/g) ?? []).length, 3);
-  assert.equal((svg.match(/class="switch"/g) ?? []).length, 2);
-  assert.match(svg, /deadlock at step 3/);
-  assert.match(svg, /class="mark lock current"/);
-  assert.match(svg, /data-pos="bank.go:9:2"/);
-  assert.equal(opFamily('wg.wait'), 'lock');
-  assert.equal(opFamily('recv'), 'chan');
-  assert.equal(opFamily('write'), 'memory');
-  assert.doesNotMatch(renderSVG({ title: '<script>', steps: [], bugStep: 0, bugKind: '', current: 0 }), /<script>/);
 });
 
 test('a run summary written by interleave test in a terminal is read for the Testing view', () => {

@@ -1,8 +1,11 @@
-// The timeline webview: the schedule rendered as SVG by render.ts, with a strict content
-// security policy (no external scripts, styles or fonts; one inline script with a nonce).
+// The timeline webview: the model of a schedule (model.ts) drawn by the page's script
+// (webview/main.ts, bundled to dist/timeline.js with flame-chart-js), under a strict content
+// security policy (no inline script or style; the script and the style sheet with a nonce).
 //
-// Outside a debug session a click on a step opens the source at its operation. During an
-// interleave debug session on the same schedule the timeline follows the session: after each
+// Outside a debug session the timeline shows the schedule file, and a click on a step opens
+// the source at its operation. During an interleave debug session on the same schedule it
+// shows what the adapter's interleaveTimeline request returns (the objects' names, the
+// enabled goroutines: the preemptions, the blocked spans) and follows the session: after each
 // stop the adapter's interleaveStep event moves the current mark, and a click on a step asks
 // the adapter to move the execution there (interleaveGotoStep, package dapext of the adapter).
 
@@ -13,7 +16,7 @@ import { inertMessage } from '../markdown';
 import { limits, readBounded } from '../store/read';
 import { parsePosition } from '../store/store';
 import { moduleRootOf } from '../schedules/list';
-import { renderSVG, timelineOf } from './render';
+import { Model, Timeline, buildModel, runSteps, timelineOf } from './model';
 
 /** The body of the adapter's interleaveStep event. */
 export interface StepEventBody {
@@ -30,21 +33,37 @@ interface SessionStep {
   body: StepEventBody;
 }
 
-/** A message from the webview: a click on step (1-based) at pos. */
+/** A message from the webview: a click on step (1-based) at pos, or the page is ready. */
 interface ClickMessage {
   step?: number;
   pos?: string;
+  ready?: boolean;
+}
+
+/** What the webview is told of the session (webview/main.ts). */
+interface SessionView {
+  step: number;
+  steps: number;
+  following: boolean;
+  ended: boolean;
+  active: boolean;
+  why: string;
 }
 
 /** Shows the timeline of one schedule at a time, following the interleave debug session. */
 export class TimelinePanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private schedule: string | undefined;
+  private model: Model | undefined;
+  /** The model came from the session (with enabled goroutines), not the file alone. */
+  private fromSession = false;
+  private ready = false;
   private last: SessionStep | undefined;
+  private ended = false;
   private openOnNextStep = false;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor() {
+  constructor(private readonly extensionUri: vscode.Uri) {
     this.disposables.push(
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
         if (e.session.type === 'interleave' && e.event === 'interleaveStep') {
@@ -54,10 +73,8 @@ export class TimelinePanel implements vscode.Disposable {
       vscode.debug.onDidTerminateDebugSession((session) => {
         if (this.last?.session === session) {
           this.last = undefined;
-          // The session ended (Stop, or the test process ended): nothing is current, and
-          // nothing left the schedule — following: false would read "a goroutine was stepped by
-          // hand". sessionEnded says why there is no current step.
-          void this.panel?.webview.postMessage({ current: 0, sessionEnded: true });
+          this.ended = true;
+          this.post({ type: 'session', session: this.sessionView() });
         }
       }),
     );
@@ -76,32 +93,78 @@ export class TimelinePanel implements vscode.Disposable {
   /** Shows the timeline of the schedule file at schedulePath. */
   async show(schedulePath: string): Promise<void> {
     const text = await readBounded(schedulePath, limits.schedule);
-    const t = timelineOf(JSON.parse(text), this.currentFor(schedulePath));
-    const svg = renderSVG(t);
+    const t = timelineOf(JSON.parse(text));
+    this.schedule = schedulePath;
+    this.model = buildModel(t);
+    this.fromSession = false;
     if (this.panel === undefined) {
       this.panel = vscode.window.createWebviewPanel('interleave.timeline', 'Schedule Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        // The page is built here (no local resources, no command links); its only script is
-        // the page's own, with a nonce (page below), never the schedule's text.
-        { enableScripts: true, enableCommandUris: false, localResourceRoots: [] });
+        // The page is built here (no command links); its only script is the extension's
+        // bundle, loaded from dist/ with a nonce; the schedule reaches it as a message.
+        { enableScripts: true, enableCommandUris: false, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'extension', 'dist')], retainContextWhenHidden: true });
       this.panel.onDidDispose(() => {
         this.panel = undefined;
         this.schedule = undefined;
+        this.model = undefined;
       });
-      this.panel.webview.onDidReceiveMessage((m: ClickMessage) => this.onClick(m));
+      this.panel.webview.onDidReceiveMessage((m: ClickMessage) => this.onMessage(m));
+      this.ready = false;
+      this.panel.webview.html = page(this.panel.webview, this.extensionUri);
     }
-    this.schedule = schedulePath;
     this.panel.title = `Timeline: ${t.test || path.basename(schedulePath)}`;
-    this.panel.webview.html = page(svg, this.panel.webview.cspSource);
+    this.sendModel();
     this.panel.reveal(undefined, true);
+    await this.fromAdapter(t);
   }
 
-  /** The current step (1-based) of the session on schedulePath, 0 if none follows it. */
-  private currentFor(schedulePath: string): number {
+  /**
+   * While a debug session follows the shown schedule, asks its adapter for the steps with
+   * what the file does not say (object names, enabled goroutines) and shows those.
+   */
+  private async fromAdapter(file: Timeline): Promise<void> {
+    const s = this.last;
+    if (s === undefined || s.body.schedule !== this.schedule || !s.body.following || s.body.ended || this.fromSession) {
+      return;
+    }
+    const schedule = this.schedule;
+    this.fromSession = true;
+    try {
+      const body = (await s.session.customRequest('interleaveTimeline')) as { steps?: unknown };
+      if (this.schedule !== schedule) {
+        return;
+      }
+      this.model = buildModel({ ...file, steps: runSteps(body.steps) });
+      this.sendModel();
+    } catch (err) {
+      this.fromSession = false;
+      void vscode.window.showWarningMessage(inertMessage(`Interleave: the timeline has only the schedule file's steps: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  private sessionView(): SessionView {
     const b = this.last?.body;
-    return b !== undefined && b.schedule === schedulePath && b.following ? b.step + 1 : 0;
+    const on = b !== undefined && b.schedule === this.schedule;
+    const active = on && b.following && !b.ended;
+    return {
+      step: b?.step ?? 0, steps: b?.steps ?? 0, following: b?.following ?? false, ended: b?.ended ?? false, active,
+      why: active ? '' : on && !b.following ? 'left' : this.ended || (on && b.ended) ? 'ended' : '',
+    };
+  }
+
+  private post(m: unknown): void {
+    if (this.ready) {
+      void this.panel?.webview.postMessage(m);
+    }
+  }
+
+  private sendModel(): void {
+    this.post({ type: 'model', model: this.model, session: this.sessionView() });
   }
 
   private async onStep(s: SessionStep): Promise<void> {
+    if (this.last?.session !== s.session) {
+      this.ended = false;
+    }
     this.last = s;
     if (this.openOnNextStep && s.body.schedule) {
       this.openOnNextStep = false;
@@ -116,13 +179,19 @@ export class TimelinePanel implements vscode.Disposable {
       await this.show(s.body.schedule);
       return;
     }
-    void this.panel.webview.postMessage({ current: this.currentFor(this.schedule ?? ''), following: s.body.following });
+    this.post({ type: 'session', session: this.sessionView() });
   }
 
-  private async onClick(m: ClickMessage): Promise<void> {
+  private async onMessage(m: ClickMessage): Promise<void> {
+    if (m.ready) {
+      this.ready = true;
+      this.sendModel();
+      return;
+    }
     const s = this.last;
     if (s !== undefined && m.step !== undefined && s.body.schedule === this.schedule && s.body.following && !s.body.ended) {
-      // Pause the session before the clicked step: after step-1 steps.
+      // Pause the session before the clicked step: after step-1 steps, with its operation
+      // the next to run.
       try {
         await s.session.customRequest('interleaveGotoStep', { step: m.step - 1 });
       } catch (err) {
@@ -153,45 +222,40 @@ export class TimelinePanel implements vscode.Disposable {
   }
 }
 
-function page(svg: string, cspSource: string): string {
+/** The page: no schedule text in it (the model comes as a message), its script from dist/. */
+export function page(webview: Pick<vscode.Webview, 'cspSource' | 'asWebviewUri'>, extensionUri: vscode.Uri): string {
   const nonce = crypto.randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'extension', 'dist', 'timeline.js'));
+  const swatch = (cls: string, text: string): string => `<span class="key"><span class="sw ${cls}"></span>${text}</span>`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}' ${cspSource}; script-src 'nonce-${nonce}'; img-src ${cspSource} data:;">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}' ${webview.cspSource}; img-src ${webview.cspSource} data:;">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
 <style nonce="${nonce}">
-body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); }
-.title { font-weight: bold; fill: var(--vscode-foreground); }
-.lane { fill: var(--vscode-foreground); font-size: 12px; }
-.laneline { stroke: var(--vscode-editorIndentGuide-background, #8884); }
-.switch { stroke: var(--vscode-descriptionForeground, #888); stroke-dasharray: 2 2; }
-.switch, .laneline, .lane, .title, .bugtext { pointer-events: none; }
-.mark { cursor: pointer; }
-.mark.current { stroke: var(--vscode-focusBorder, #07f); stroke-width: 3; }
-.mark.bug { stroke: var(--vscode-errorForeground, #f44); stroke-width: 3; }
-.bugtext { fill: var(--vscode-errorForeground, #f44); font-size: 12px; }
-.legend span { margin-right: 1em; }
-.legend .go { color: #6c8ebf; } .legend .lock { color: #d79b00; } .legend .chan { color: #82b366; }
-.legend .atomic { color: #9673a6; } .legend .memory { color: #b85450; } .legend .time { color: #10739e; }
-#session { color: var(--vscode-descriptionForeground); }
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); background: var(--vscode-editor-background); padding: 0 8px; }
+#title { font-weight: bold; margin: 6px 0 2px; }
+#session { color: var(--vscode-descriptionForeground); min-height: 1.3em; }
+#details { min-height: 1.3em; font-family: var(--vscode-editor-font-family); }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0; color: var(--vscode-descriptionForeground); }
+.key { display: inline-flex; align-items: center; gap: 4px; }
+.sw { display: inline-block; width: 14px; height: 10px; border: 1px solid var(--vscode-contrastBorder, transparent); }
+.go { background: var(--vscode-charts-blue); } .lock { background: var(--vscode-charts-orange); } .chan { background: var(--vscode-charts-green); }
+.atomic { background: var(--vscode-charts-purple); } .memory { background: var(--vscode-charts-yellow); }
+.holds { background: repeating-linear-gradient(45deg, var(--vscode-charts-orange) 0 3px, transparent 3px 6px); }
+.blocked { background: repeating-linear-gradient(-45deg, var(--vscode-charts-green) 0 1px, transparent 1px 5px); }
+.preempt { width: 2px; background: var(--vscode-charts-red); } .bug { width: 2px; background: var(--vscode-errorForeground); }
+.current { width: 2px; background: var(--vscode-focusBorder); }
+.help { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
+#chart { display: block; width: 100%; outline: none; }
+#chart:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 </style></head>
 <body>
-<div class="legend"><span class="go">● go</span><span class="lock">● lock / wait</span><span class="chan">● channel</span><span class="atomic">● atomic</span><span class="memory">● memory</span><span class="time">● time</span> — dashed: the schedule switches goroutines</div>
-<div id="session"></div>
-${svg}
-<script nonce="${nonce}">
-const vscode = acquireVsCodeApi();
-const marks = document.querySelectorAll('.mark');
-marks.forEach((m) => m.addEventListener('click', () => vscode.postMessage({ step: Number(m.dataset.step), pos: m.dataset.pos })));
-const session = document.getElementById('session');
-window.addEventListener('message', (e) => {
-  const current = Number(e.data.current) || 0;
-  marks.forEach((m) => m.classList.toggle('current', Number(m.dataset.step) === current));
-  const at = document.querySelector('.mark.current');
-  if (at) at.scrollIntoView({ block: 'nearest', inline: 'center' });
-  session.textContent = current > 0 ? 'Debug session at step ' + current + ': click a step to move the session there' :
-    e.data.sessionEnded === true ? 'The debug session has ended' :
-    e.data.following === false ? 'The debug session has left this schedule (a goroutine was stepped by hand)' : '';
-});
-</script>
+<div id="title"></div>
+<div id="session" role="status"></div>
+<div class="legend">${swatch('go', 'go')}${swatch('lock', 'lock / wait group')}${swatch('chan', 'channel')}${swatch('atomic', 'atomic')}${swatch('memory', 'memory')}${swatch('holds', 'holds a lock')}${swatch('blocked', 'blocked (waits to …)')}${swatch('preempt', '⚡ preemption')}${swatch('bug', '✕ the bug')}${swatch('current', '▶ debug session')}</div>
+<div id="details" aria-live="polite"></div>
+<canvas id="chart" tabindex="0" aria-label="Schedule timeline: one lane per goroutine"></canvas>
+<div class="help">Click a step to go there · ←/→ select a step · Shift+←/→ the previous/next preemption · Home/End · Enter go to the selected step · +/− zoom · 0 all · drag or scroll to move, Ctrl+wheel to zoom</div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
 </body></html>`;
 }

@@ -206,7 +206,17 @@ function build(): void {
     const engine = p.renderEngine as unknown as { createDefaultPattern?(pattern: unknown): void };
     patterns.forEach((pattern) => engine.createDefaultPattern?.(pattern));
   }
-  chart.on('select', (e: { node: unknown; type: string }) => onSelect(e));
+  // The container does not pass its plugins' select events on: each is listened to. The
+  // plugin forgets its selection (the selection mark shows it), so that a second click on the
+  // same step goes there again.
+  for (const p of plugins) {
+    if (p instanceof FlameChartPlugin || p instanceof MarksPlugin) {
+      p.on('select', (e: { node: unknown; type: string }) => {
+        p.selectedRegion = null;
+        onSelect(e);
+      });
+    }
+  }
   const v = view[1] > view[0] && view[1] <= m.steps ? view : initialView();
   setView(v);
   titleEl.textContent = m.title + (m.bugStep > 0 ? ` — ${m.bugKind} at step ${m.bugStep}` : '') +
@@ -396,7 +406,7 @@ new ResizeObserver(() => {
   }
 }).observe(document.body);
 
-/** For the end-to-end test: where step n's operation is drawn, in the page's coordinates. */
+/** For the end-to-end test: where step n's operation is drawn on the canvas (brought into view). */
 (window as unknown as { interleaveTimeline: unknown }).interleaveTimeline = {
   pointOf(n: number): { x: number; y: number } | undefined {
     if (model === undefined || chart === undefined || n < 1 || n > model.steps) {
@@ -410,8 +420,7 @@ new ResizeObserver(() => {
     if (engine === undefined) {
       return undefined;
     }
-    const r = canvas.getBoundingClientRect();
-    return { x: r.left + engine.timeToPosition(n - 0.5), y: r.top + engine.position + blockHeight / 2 };
+    return { x: engine.timeToPosition(n - 0.5), y: engine.position + blockHeight / 2 };
   },
 };
 

@@ -177,14 +177,15 @@ const maxName = 40
 // objectName names the object of the operation that starts at p, as the source spells it:
 // the receiver of a method call (from.mu in from.mu.Lock()), the pointer argument of a
 // function (n in atomic.AddInt64(&n, 1)), the channel of a send, receive or range, the
-// variable read or written. "" when p starts no such operation.
+// variable read or written. "" when p starts no such operation (or is no send's arrow).
 func objectName(f *ast.File, p token.Pos) string {
 	var path []ast.Node // the nodes that start at p, outermost first
 	ast.Inspect(f, func(n ast.Node) bool {
 		if n == nil || p < n.Pos() || p >= n.End() {
 			return false
 		}
-		if n.Pos() == p {
+		// A send's position is its arrow's.
+		if s, ok := n.(*ast.SendStmt); n.Pos() == p || ok && s.Arrow == p {
 			path = append(path, n)
 		}
 		return true

@@ -36,6 +36,7 @@ func f() {
 		{5, "from.mu.Unlock", "from.mu"},
 		{5, "defer", "from.mu"},
 		{6, "ch <-", "ch"},
+		{6, "<- 1", "ch"},
 		{7, "<-done", "done"},
 		{8, "x =", "x"},
 		{8, "v + 1", "v"},

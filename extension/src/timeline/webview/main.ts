@@ -44,6 +44,9 @@ let model: Model | undefined;
 let session: Session | undefined;
 let chart: FlameChartContainer | undefined;
 let positionMarks: MarksPlugin | undefined;
+let importantMarks: MarksPlugin | undefined;
+/** The bug's and the preemptions' marks, all of them; those in view are drawn (markedNow). */
+let allImportant: Mark[] = [];
 let selected = 0;
 let view: [number, number] = [0, 1];
 /** What a drawn node or mark stands for. */
@@ -139,7 +142,10 @@ function build(): void {
   if (m.bugStep > 0) {
     important.push(mark(`✕ ${m.bugKind}`, `${m.bugKind} at step ${m.bugStep}`, Math.min(m.bugStep, m.steps) - 0.5, t.error, Math.min(m.bugStep, m.steps)));
   }
-  plugins.push(new MarksPlugin({ data: important, name: 'bug and preemptions' }));
+  allImportant = important;
+  shown = [];
+  importantMarks = new MarksPlugin({ data: [], name: 'bug and preemptions' });
+  plugins.push(importantMarks);
   positionMarks = new MarksPlugin({ data: positions(), name: 'session' });
   plugins.push(positionMarks);
   // Blocks are the family's colour over the background, their text the foreground: legible
@@ -271,8 +277,33 @@ function initialView(): [number, number] {
 
 function setView(v: [number, number]): void {
   view = v;
-  chart?.setZoom(v[0], v[1]);
+  markedNow(v);
+  chart?.setZoom(v[0], v[1]); // (renders)
 }
+
+/**
+ * Draws the marks of the bug and of the preemptions in view, when they are at least 40 pixels
+ * apart on average: a schedule zoomed out shows them in the overview and as the operations'
+ * corners instead of a wall of marks.
+ */
+function markedNow(v?: [number, number]): boolean {
+  if (chart === undefined || importantMarks === undefined) {
+    return false;
+  }
+  const e = chart.renderEngine as unknown as { positionX: number; getRealView(): number; width: number };
+  const [from, to] = v ?? [e.positionX, e.positionX + e.getRealView()];
+  view = [from, to];
+  const inView = allImportant.filter((k) => k.timestamp >= from && k.timestamp <= to);
+  const preemptions = inView.filter((k) => k.shortName.startsWith('⚡')).length;
+  const marks = preemptions * 40 <= e.width ? inView : inView.filter((k) => !k.shortName.startsWith('⚡'));
+  if (marks.length === shown.length && marks.every((k, i) => k === shown[i])) {
+    return false;
+  }
+  shown = marks;
+  importantMarks.setMarks(marks);
+  return true;
+}
+let shown: Mark[] = [];
 
 function tooltip(region: { data?: unknown; type?: string } | null, engine: { renderTooltipFromData(fields: { text: string; color?: string }[], mouse: unknown): void }, mouse: unknown): void {
   const data = region?.data as { source?: object } | object | undefined;
@@ -324,7 +355,6 @@ function select(n: number, go: boolean): void {
   details.dataset.step = String(n);
   positionMarks?.setMarks(positions());
   setView(revealRange(view[0], view[1], n, model.steps));
-  chart?.render();
   if (go) {
     vscode.postMessage({ step: n, pos: o.pos });
   }
@@ -339,8 +369,9 @@ function showSession(): void {
   positionMarks?.setMarks(positions());
   if (s?.active && model) {
     setView(revealRange(view[0], view[1], Math.min(Math.max(s.step, 1), model.steps), model.steps));
+  } else {
+    chart?.render();
   }
-  chart?.render();
 }
 
 window.addEventListener('message', (e: MessageEvent<Message>) => {
@@ -396,6 +427,22 @@ document.addEventListener('keydown', (e: KeyboardEvent) => {
   }
   e.preventDefault();
 });
+
+// The mouse (wheel, drag, the overview) moves the view: the marks follow, once a frame.
+let pending = false;
+const follow = (): void => {
+  if (!pending) {
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (markedNow()) {
+        chart?.render();
+      }
+    });
+  }
+};
+document.addEventListener('wheel', follow, { passive: true });
+document.addEventListener('mouseup', follow);
 
 // The theme changes the body's class: the colours are read again.
 new MutationObserver(() => build()).observe(document.body, { attributes: true, attributeFilter: ['class'] });

@@ -447,9 +447,10 @@ document.addEventListener('mouseup', follow);
 // The theme changes the body's class: the colours are read again.
 new MutationObserver(() => build()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 new ResizeObserver(() => {
-  if (chart && canvas.width !== document.body.clientWidth) {
-    chart.resize(document.body.clientWidth, canvas.height);
-    setView(view);
+  // A new width: the chart is made again for it (its overview keeps its first size otherwise).
+  if (chart && canvas.clientWidth !== document.body.clientWidth) {
+    build();
+    showSession();
   }
 }).observe(document.body);
 

@@ -66,8 +66,9 @@ exec '${path.join(bin, 'interleave-real')}' "$@"
 `, { mode: 0o755 });
   const vsix = path.join(repo, 'extension', 'dist', 'interleave-linux-x64.vsix');
   if (!fs.existsSync(vsix)) fail(`${vsix} is missing: run npm run package -- linux-x64 first`);
-  await bundledCases(vsix);
+  if (process.env.E2E_ONLY !== 'timeline') await bundledCases(vsix);
   fs.cpSync(path.join(repo, 'testdata', 'examples'), ws, { recursive: true });
+  fs.cpSync(path.join(here, 'pipeline'), path.join(ws, 'pipeline'), { recursive: true });
   for (const d of fs.readdirSync(ws, { withFileTypes: true })) if (d.isDirectory()) fs.rmSync(path.join(ws, d.name, '.interleave'), { recursive: true, force: true });
   // A launch configuration, as a person writes one, for F5.
   fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
@@ -229,10 +230,32 @@ async function timelineFrame(page, selector, timeout = 60000) {
   fail(`the timeline webview has no ${selector}`);
 }
 
-// currentStep is the step the timeline marks as the debug session's current one (0: none).
+// currentStep is the debug session's step the timeline shows (the adapter's number: the steps
+// the paused execution has run), -1 for none.
 async function currentStep(frame) {
-  const c = frame.locator('svg circle.mark.current');
-  return (await c.count()) ? Number(await c.first().getAttribute('data-step')) : 0;
+  const s = await frame.locator('#session').getAttribute('data-step').catch(() => null);
+  return s ? Number(s) : -1;
+}
+
+// clickStep clicks step n's operation on the timeline's canvas (the page brings it into view
+// and says where it is drawn).
+async function clickStep(frame, n) {
+  const at = await frame.evaluate((n) => window.interleaveTimeline.pointOf(n), n);
+  if (!at) fail(`the timeline has no step ${n}`);
+  await frame.locator('#chart').click({ position: at });
+}
+
+// clickStepAndFollow clicks step n on the timeline during a debug session and waits for the
+// session to pause before it (after n-1 steps): the timeline and the Scheduler scope say so.
+async function clickStepAndFollow(page, frame, n) {
+  await clickStep(frame, n);
+  for (const deadline = Date.now() + 60000; (await currentStep(frame)) !== n;) {
+    if (Date.now() > deadline) fail(`the timeline's current step is ${await currentStep(frame)} after clicking step ${n}`);
+    await page.waitForTimeout(100);
+  }
+  await pausedOn(page, `the session to stop before step ${n}`, 60000);
+  // The timeline and the Scheduler scope both name the step the session is paused before.
+  await waitFor(page, `the Scheduler scope at step ${n}`, (k) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${k} of \\d+`).test(r.textContent || '')), n, 30000);
 }
 
 // pausedOn waits for the debugger to stop: the editor decorates the top frame's line, or the Call
@@ -297,6 +320,10 @@ async function run(page, port, ws, shot, interleavePath) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
   log('workbench up');
+  if (process.env.E2E_ONLY === 'timeline') {
+    await longTimeline(page, shot);
+    return;
+  }
 
   // 1. The lens above the deadlocking test, clicked: the debugger stops on the deadlock.
   await openFile(page, 'lockorder/bank_test.go');
@@ -330,23 +357,11 @@ async function run(page, port, ws, shot, interleavePath) {
   // 2b. The timeline during the session: it shows the session's schedule with the current step
   // marked, and a click on an earlier step moves the session there.
   await palette(page, 'Interleave: Show Schedule Timeline');
-  const follow = await timelineFrame(page, 'svg circle.mark.current');
+  const follow = await timelineFrame(page, '#session[data-step]:not([data-step=""])');
   const now = await currentStep(follow);
-  const last = await follow.locator('svg circle.mark').count();
-  // Steps 1, 3 and the last, clicked: each time the timeline marks the clicked step, and the
-  // Scheduler scope shows the same number (the step the execution is paused before).
-  for (const target of [1, 3, last]) {
-    log('timeline: the session is at step', await currentStep(follow), '; clicking step', target, 'of', last);
-    await follow.locator(`svg circle.mark[data-step="${target}"]`).click();
-    for (const deadline = Date.now() + 60000; (await currentStep(follow)) !== target;) {
-      if (Date.now() > deadline) fail(`the timeline's current step is ${await currentStep(follow)} after clicking step ${target}`);
-      await page.waitForTimeout(100);
-    }
-    await pausedOn(page, `the session to stop at the clicked step ${target}`, 60000);
-    await waitFor(page, `the Scheduler scope at the clicked step ${target}`, (n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => new RegExp(`^\\s*step\\W*${n} of \\d+`).test(r.textContent || '')), target, 30000)
-      .catch(async (err) => fail(`${err.message}: ${await page.locator('.debug-variables').first().innerText().catch(() => '?')}`));
-  }
-  log('timeline and Scheduler scope agree at steps 1, 3 and', last, '(the session was at', now, ')');
+  const target = Math.max(1, now - 2);
+  log('timeline: the session is at step', now, '; clicking step', target);
+  await clickStepAndFollow(page, follow, target);
   await shot('04-timeline-follows-session.png');
   await stopDebugging(page);
   // After Stop the timeline says the session ended, not that a goroutine was stepped by hand.
@@ -356,6 +371,9 @@ async function run(page, port, ws, shot, interleavePath) {
     if (/stepped by hand/.test(said) || Date.now() > deadline) fail(`after Stop the timeline says: ${said}`);
     await page.waitForTimeout(100);
   }
+
+  // 2f. The timeline of a long schedule, looked at; clicks on steps move the session.
+  await longTimeline(page, shot);
 
   // 2d. The Replay lens the exploration's schedule brings, clicked: paused again.
   await replayLens(page, shot);
@@ -382,12 +400,11 @@ async function run(page, port, ws, shot, interleavePath) {
   // The webview's page is replaced when the picked schedule is shown: a frame found just before
   // may go away, and is looked for again.
   for (const deadline = Date.now() + 60000; ;) {
-    const frame = await timelineFrame(page, 'svg circle.mark');
+    const frame = await timelineFrame(page, '#title:not(:empty)');
     try {
-      const marks = await frame.locator('svg circle.mark').count();
-      log('timeline marks:', marks);
+      log('timeline:', await frame.locator('#title').textContent());
       await shot('04-timeline.png');
-      await frame.locator('svg circle.mark').nth(Math.min(2, marks - 1)).click({ timeout: 10000 });
+      await clickStep(frame, 3);
       break;
     } catch (err) {
       if (Date.now() > deadline) throw err;
@@ -762,6 +779,76 @@ async function bundledCases(vsix) {
 // exceptionLineIsCallStacks: at the stop on a deadlock the exception widget names the stopped
 // goroutine at the line of its top frame in the Call Stack (the selected frame), and does not
 // name it, or any goroutine, at a line the deadlock does not leave it at.
+// longTimeline explores the pipeline example (a deadlock after about 250 steps) from its lens,
+// opens the timeline, checks it has the steps, the objects' names and the preemptions, clicks
+// steps 1, 3 and the last (the session goes there each time: the timeline's step is the
+// Scheduler scope's), then a preemption, and takes the screenshot the README shows.
+async function longTimeline(page, shot) {
+  await openFile(page, 'pipeline/pipeline_test.go');
+  const lens = page.locator('.codelens-decoration a', { hasText: 'Explore interleavings' }).first();
+  await lens.waitFor({ timeout: 120000 });
+  await lens.click();
+  await pausedOn(page, 'the pipeline\'s deadlock', Number(process.env.E2E_STOP_TIMEOUT || 300000));
+  await palette(page, 'Interleave: Show Schedule Timeline');
+  const frame = await timelineFrame(page, '#session[data-step]:not([data-step=""])');
+  let text = '';
+  for (const deadline = Date.now() + 60000; !/preemption\(s\)/.test(text);) {
+    if (Date.now() > deadline) fail(`the timeline's title has no preemptions: ${text}`);
+    text = await frame.locator('#title').textContent();
+    await page.waitForTimeout(100);
+  }
+  const steps = Number(/: (\d+) steps/.exec(text)?.[1] ?? 0);
+  log('long timeline:', text);
+  if (steps < 200) fail(`the pipeline's schedule has ${steps} steps, want at least 200`);
+  for (const n of [1, 3, steps]) {
+    await clickStepAndFollow(page, frame, n);
+    const details = await frame.locator('#details').textContent();
+    log(`clicked step ${n}:`, details);
+    if (!details.startsWith(`Step ${n} of ${steps}: G`)) fail(`after clicking step ${n} the timeline says ${details}`);
+  }
+  // Keyboard: Home, then Shift+Right to the first preemption, Enter goes there.
+  await frame.locator('#chart').focus();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+ArrowRight');
+  const pre = await frame.locator('#details').textContent();
+  if (!/a preemption/.test(pre)) fail(`Shift+Right did not select a preemption: ${pre}`);
+  const n = Number(/^Step (\d+)/.exec(pre)[1]);
+  await page.keyboard.press('Enter');
+  for (const deadline = Date.now() + 60000; (await currentStep(frame)) !== n;) {
+    if (Date.now() > deadline) fail(`Enter on step ${n}: the session is at ${await currentStep(frame)}`);
+    await page.waitForTimeout(100);
+  }
+  await pausedOn(page, `the session to stop before the preemption at step ${n}`, 60000);
+  // The labels name the objects as the source spells them (drawn on the canvas; the
+  // selected step's in the page's text).
+  if (!/G\d+ (lock tot\.mu|unlock tot\.mu|recv jobs|send jobs)/.test(pre)) fail(`the preemption's label does not name its object: ${pre}`);
+  await shot('08-timeline-long.png');
+  // For the README: a preemption in the middle, the session there, the window wider.
+  await frame.locator('#chart').focus();
+  await page.keyboard.press('End');
+  for (let i = 0; i < 30; i++) await page.keyboard.press('Shift+ArrowLeft');
+  const late = Number(/^Step (\d+)/.exec(await frame.locator('#details').textContent())[1]);
+  await page.keyboard.press('Enter');
+  for (const deadline = Date.now() + 60000; (await currentStep(frame)) !== late;) {
+    if (Date.now() > deadline) fail(`Enter on step ${late}: the session is at ${await currentStep(frame)}`);
+    await page.waitForTimeout(100);
+  }
+  await pausedOn(page, `the session to stop before step ${late}`, 60000);
+  // A wider window gives the timeline's group room: the same steps, wider.
+  await page.setViewportSize({ width: 2200, height: 1000 });
+  await frame.locator('.help').hover();
+  await page.waitForTimeout(1000);
+  await shot('08-timeline-long-wide.png');
+  // The README's picture: the window without its bottom edge, where toasts appear.
+  const readme = path.join(out, 'vscode-timeline.png');
+  await page.screenshot({ path: readme, clip: { x: 0, y: 0, width: 2200, height: 880 } });
+  log('screenshot', readme);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  // The keyboard back to the workbench (a webview with the focus keeps keys from it).
+  await page.locator('.editor-group-container .view-lines').first().click();
+  await stopDebugging(page);
+}
+
 async function exceptionLineIsCallStacks(page) {
   const got = await waitFor(page, 'the exception widget and the Call Stack\'s selected frame', () => {
     const widget = document.querySelector('.exception-widget');

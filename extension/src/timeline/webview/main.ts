@@ -114,7 +114,7 @@ function positions(): Mark[] {
   const t = theme();
   const out: Mark[] = [];
   if (session?.active && model) {
-    out.push(mark(`▶ ${session.step}`, `the debug session has run ${session.step} step(s): step ${session.step + 1} runs next`, Math.min(session.step, model.steps), t.focus, session.step + 1));
+    out.push(mark(`▶ ${session.step + 1}`, `the debug session is at step ${session.step + 1}, about to run it (${session.step} step(s) run)`, Math.min(session.step, model.steps), t.focus, session.step + 1));
   }
   if (selected > 0) {
     out.push(mark(`◆ ${selected}`, `selected: step ${selected}`, selected - 0.5, t.fg, selected));
@@ -362,10 +362,11 @@ function select(n: number, go: boolean): void {
 
 function showSession(): void {
   const s = session;
-  status.textContent = s?.active ? `Debug session at step ${s.step} of ${s.steps}: click a step (or select it and press Enter) to move the session there` :
+  // Steps are numbered as the Scheduler scope numbers them: the step about to run.
+  status.textContent = s?.active ? `Debug session at step ${s.step + 1} of ${s.steps}: click a step (or select it and press Enter) to move the session there` :
     s?.why === 'left' ? 'The debug session has left this schedule (a goroutine was stepped by hand)' :
       s?.why === 'ended' ? 'The debug session ended' : '';
-  status.dataset.step = s?.active ? String(s.step) : '';
+  status.dataset.step = s?.active ? String(s.step + 1) : '';
   positionMarks?.setMarks(positions());
   if (s?.active && model) {
     setView(revealRange(view[0], view[1], Math.min(Math.max(s.step, 1), model.steps), model.steps));

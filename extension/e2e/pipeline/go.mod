@@ -1,0 +1,3 @@
+module example.com/pipeline
+
+go 1.22

@@ -55,6 +55,8 @@ export class TimelinePanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private schedule: string | undefined;
   private model: Model | undefined;
+  /** The schedule file's timeline, shown until the session's steps replace it. */
+  private file: Timeline | undefined;
   /** The model came from the session (with enabled goroutines), not the file alone. */
   private fromSession = false;
   private ready = false;
@@ -90,10 +92,16 @@ export class TimelinePanel implements vscode.Disposable {
     this.openOnNextStep = true;
   }
 
-  /** Shows the timeline of the schedule file at schedulePath. */
-  async show(schedulePath: string): Promise<void> {
+  /**
+   * Shows the timeline of the schedule file at schedulePath; ask: also ask the debug session
+   * that follows it for its steps now (else when the panel next becomes active: the adapter
+   * re-runs the execution to answer, and the stop it reports again moves the editor's focus,
+   * which must not happen while the person types elsewhere).
+   */
+  async show(schedulePath: string, ask = true): Promise<void> {
     const text = await readBounded(schedulePath, limits.schedule);
     const t = timelineOf(JSON.parse(text));
+    this.file = t;
     this.schedule = schedulePath;
     this.model = buildModel(t);
     this.fromSession = false;
@@ -108,13 +116,20 @@ export class TimelinePanel implements vscode.Disposable {
         this.model = undefined;
       });
       this.panel.webview.onDidReceiveMessage((m: ClickMessage) => this.onMessage(m));
+      this.panel.onDidChangeViewState((e) => {
+        if (e.webviewPanel.active && this.file !== undefined) {
+          void this.fromAdapter(this.file);
+        }
+      });
       this.ready = false;
       this.panel.webview.html = page(this.panel.webview, this.extensionUri);
     }
     this.panel.title = `Timeline: ${t.test || path.basename(schedulePath)}`;
     this.sendModel();
     this.panel.reveal(undefined, true);
-    await this.fromAdapter(t);
+    if (ask) {
+      await this.fromAdapter(t);
+    }
   }
 
   /**
@@ -175,8 +190,9 @@ export class TimelinePanel implements vscode.Disposable {
       return;
     }
     if (s.body.schedule && s.body.schedule !== this.schedule) {
-      // The session follows another schedule than the one shown: show the session's.
-      await this.show(s.body.schedule);
+      // The session follows another schedule than the one shown: show the session's (its
+      // steps are asked for when the panel becomes active).
+      await this.show(s.body.schedule, false);
       return;
     }
     this.post({ type: 'session', session: this.sessionView() });

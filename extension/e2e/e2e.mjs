@@ -399,19 +399,25 @@ async function run(page, port, ws, shot, interleavePath) {
   await page.keyboard.press('Enter');
   // The webview's page is replaced when the picked schedule is shown: a frame found just before
   // may go away, and is looked for again.
+  let clicked = '';
   for (const deadline = Date.now() + 60000; ;) {
     const frame = await timelineFrame(page, '#title:not(:empty)');
     try {
       log('timeline:', await frame.locator('#title').textContent());
       await shot('04-timeline.png');
       await clickStep(frame, 3);
+      clicked = await frame.locator('#details').textContent();
       break;
     } catch (err) {
       if (Date.now() > deadline) throw err;
       log('the timeline frame changed:', err.message.split('\n')[0]);
     }
   }
-  await waitFor(page, 'the step\'s source to open', () => [...document.querySelectorAll('.tab.active')].some((t) => /\.go/.test(t.textContent)), undefined, 30000);
+  // The step's file opens in an editor that has the focus (before anything else is typed).
+  const file = / at (?:.*\/)?([^/:]+\.go):\d+/.exec(clicked)?.[1];
+  if (!file) fail(`the clicked step has no position: ${clicked}`);
+  await waitFor(page, `the step's source (${file}) to open with the focus`, (f) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(f)) &&
+    document.activeElement?.closest('.monaco-editor') !== null && document.activeElement?.closest('.monaco-editor') !== undefined, file, 30000);
 
   // 4. The Testing view's Explore interleavings on the counter example: failed at the bug.
   await openFile(page, 'counter/account_test.go');

@@ -318,8 +318,8 @@ func TestExploreSession(t *testing.T) {
 	// deadlock needs a preemption: a switch away from a goroutine still enabled), and leaves
 	// the execution paused where it was.
 	tl := c.call(dapext.TimelineCommand, nil).(*dapext.TimelineResponse)
-	if b := tl.Body; len(b.Steps) != total || b.Step != n-2 || !b.Following || filepath.Ext(b.Schedule) != ".json" {
-		t.Fatalf("timeline: step %d, %d steps, following %v, schedule %q: want step %d of %d steps", b.Step, len(b.Steps), b.Following, b.Schedule, n-2, total)
+	if b := tl.Body; len(b.Steps) != total || b.Step != n-3 || !b.Following || filepath.Ext(b.Schedule) != ".json" {
+		t.Fatalf("timeline: step %d, %d steps, following %v, schedule %q: want %d steps run of %d", b.Step, len(b.Steps), b.Following, b.Schedule, n-3, total)
 	}
 	st = c.stopped()
 	if got, want := c.stepOf(st.Body.ThreadId), fmt.Sprintf("%d of %d", n-2, total); got != want {

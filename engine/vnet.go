@@ -330,7 +330,12 @@ func (r *PipeReader) closeWithError(err error, pos Pos) error {
 	if r.real != nil {
 		return r.real.CloseWithError(err)
 	}
-	v := r.p
+	return r.p.closeEnd(pos, err, io.ErrClosedPipe, &r.p.rerr)
+}
+
+// closeEnd closes one end of the pipe at pos: the error the other end then sees is err, or
+// def when err is nil, kept in *slot unless one was set before (as io.Pipe does).
+func (v *vpipe) closeEnd(pos Pos, err, def error, slot *error) error {
 	g := v.live(pos)
 	if g == nil {
 		return ErrVForeign
@@ -338,10 +343,10 @@ func (r *PipeReader) closeWithError(err error, pos Pos) error {
 	v.e.point(g, OpNetClose, uintptr(unsafe.Pointer(v)), pos)
 	v.e.raceSync(g, &v.s[0].vc)
 	if err == nil {
-		err = io.ErrClosedPipe
+		err = def
 	}
-	if v.rerr == nil {
-		v.rerr = err
+	if *slot == nil {
+		*slot = err
 	}
 	v.close()
 	return nil
@@ -381,21 +386,7 @@ func (w *PipeWriter) closeWithError(err error, pos Pos) error {
 	if w.real != nil {
 		return w.real.CloseWithError(err)
 	}
-	v := w.p
-	g := v.live(pos)
-	if g == nil {
-		return ErrVForeign
-	}
-	v.e.point(g, OpNetClose, uintptr(unsafe.Pointer(v)), pos)
-	v.e.raceSync(g, &v.s[0].vc)
-	if err == nil {
-		err = io.EOF
-	}
-	if v.werr == nil {
-		v.werr = err
-	}
-	v.close()
-	return nil
+	return w.p.closeEnd(pos, err, io.EOF, &w.p.werr)
 }
 
 // ---- connections for package vnet

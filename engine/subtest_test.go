@@ -190,7 +190,8 @@ func TestArtifactDir(t *testing.T) {
 
 func TestLogAfterTheTestCompletedPanics(t *testing.T) {
 	// As in Go: a goroutine that logs after its test returned panics, with Go's message; one
-	// that logs before, or is waited for, does not.
+	// that logs before, or is waited for, does not; one of a subtest that logs after the
+	// subtest returned, while the parent runs, writes to the parent's log.
 	tests := []struct {
 		name string
 		body func(t *engine.T)
@@ -214,6 +215,23 @@ func TestLogAfterTheTestCompletedPanics(t *testing.T) {
 			engine.Gosched("l.go:7")
 			engine.Gosched("l.go:8")
 		}, "Log in goroutine after TestLate/sub has completed: late"},
+		{"log first thing after the test", func(t *engine.T) {
+			// The goroutine's start is a step of its own: the test may return before it.
+			engine.Go(func() { t.Logf("late %d", 2) }, "l.go:13")
+		}, "Log in goroutine after TestLate has completed: late 2"},
+		{"log after a subtest while the parent runs", func(t *engine.T) {
+			start := engine.MakeChan[int](0, "l.go:14")
+			done := engine.MakeChan[int](0, "l.go:15")
+			t.Run("sub", func(t *engine.T) {
+				engine.Go(func() {
+					engine.Recv(start, "l.go:16")
+					t.Log("late")
+					engine.Send(done, 1, "l.go:17")
+				}, "l.go:18")
+			})
+			engine.Send(start, 1, "l.go:19")
+			engine.Recv(done, "l.go:20")
+		}, ""},
 		{"log before the end", func(t *engine.T) {
 			done := engine.MakeChan[int](0, "l.go:9")
 			engine.Go(func() {
@@ -225,7 +243,11 @@ func TestLogAfterTheTestCompletedPanics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := engine.Explore(tt.body, engine.Config{Strategy: randomStrategy(2), Schedules: 50, Name: "TestLate"})
+			rep := engine.Explore(tt.body, engine.Config{Strategy: randomStrategy(2), Schedules: 50, Name: "TestLate", OnExecution: func(n int, r *engine.Result) {
+				if tt.name == "log after a subtest while the parent runs" && r.Bug == nil && !slices.ContainsFunc(r.Logs, func(l string) bool { return strings.HasSuffix(l, ": late") }) {
+					t.Errorf("execution %d: logs %q, want the subtest's goroutine's line in the parent's", n, r.Logs)
+				}
+			}})
 			switch {
 			case tt.want == "" && rep.First != nil:
 				t.Fatalf("bug %v, want none", rep.First.Bug)

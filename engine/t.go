@@ -153,20 +153,40 @@ func (t *T) log(s string) {
 
 // logAt is log of a line that pos ("file:line") logged.
 func (t *T) logAt(pos Pos, s string) {
-	if t.e == nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-	} else if t.e.aborting {
+	if t.e != nil && t.e.aborting {
 		return // the execution is over: teardown logs nothing of it
 	}
 	s = strings.TrimSuffix(s, "\n")
-	if t.completed {
+	line := s
+	if pos != "" {
+		line = shortFile(pos) + ": " + s
+	}
+	if !t.appendLog(line) {
 		panic("Log in goroutine after " + t.name + " has completed: " + s)
 	}
-	if pos != "" {
-		s = shortFile(pos) + ": " + s
+}
+
+// appendLog adds line to the log of t, or, once t has completed, to that of its nearest
+// ancestor that has not, as testing does (a goroutine of a subtest logging after the subtest
+// returned, while its parent runs, writes to the parent's output). It reports false when
+// t and all its ancestors have completed: Go panics then.
+func (t *T) appendLog(line string) bool {
+	for d := t; d != nil; d = d.parent {
+		if d.e == nil {
+			d.mu.Lock()
+		}
+		ok := !d.completed
+		if ok {
+			d.logs = append(d.logs, line)
+		}
+		if d.e == nil {
+			d.mu.Unlock()
+		}
+		if ok {
+			return true
+		}
 	}
-	t.logs = append(t.logs, s)
+	return false
 }
 
 // Fail marks this execution failed.

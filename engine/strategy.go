@@ -59,6 +59,13 @@ type Budgeted interface {
 	SetBudget(schedules int)
 }
 
+// WholeScheduleSpace is how a search that exhausted every schedule of the program says so:
+// every schedule of the model, which orders goroutine starts, channel, sync, atomic and timer
+// operations, and the memory accesses that are scheduling points (-points), and leaves out
+// orders that only a goroutine delayed past a sleep, or left unscheduled longer than the
+// fairness rule allows, would give.
+const WholeScheduleSpace = "(the whole schedule space of the model: orders of goroutine starts, sync, channel, atomic and timer operations and point accesses, and one delay past a sleep of up to 10ms unless -sleeps=order; not longer delays nor unfairness past -fair-steps)"
+
 // Exhauster is implemented by strategies whose space can be exhausted. After Begin has
 // returned false, Exhausted describes what was covered, for example "all 1204 schedules with
 // ≤ 2 delays explored".

@@ -197,7 +197,7 @@ func QualifyExhausted(exhausted string, cut int, nondeterministic bool) string {
 	if exhausted == "" || cut == 0 && !nondeterministic || strings.Contains(exhausted, notWhole) {
 		return exhausted
 	}
-	s := strings.ReplaceAll(exhausted, " (the whole schedule space)", "")
+	s := strings.ReplaceAll(exhausted, " "+engine.WholeScheduleSpace, "")
 	s = strings.ReplaceAll(s, " (the part's whole share of the schedule space)", "")
 	var why []string
 	if cut > 0 {

@@ -107,16 +107,16 @@ func TestAbandonedExplorationIsSkipped(t *testing.T) {
 // A claim of the whole schedule space is not made when executions were cut at the step bound
 // or the program was seen to be nondeterministic.
 func TestQualifyExhausted(t *testing.T) {
-	const whole = "idb: all 10 schedules with ≤ 3 delays explored (the whole schedule space)"
+	const whole = "idb: all 10 schedules with ≤ 3 delays explored " + engine.WholeScheduleSpace
 	for _, tc := range []struct {
 		cut     int
 		nondet  bool
 		want    string
 		notWant string
 	}{
-		{0, false, "(the whole schedule space)", "not the whole"},
-		{3, false, "not the whole schedule space: 3 execution(s) were cut at the step bound", "(the whole schedule space)"},
-		{0, true, "not the whole schedule space: the program was seen to be nondeterministic", "(the whole schedule space)"},
+		{0, false, engine.WholeScheduleSpace, "not the whole"},
+		{3, false, "not the whole schedule space: 3 execution(s) were cut at the step bound", "(the whole schedule space"},
+		{0, true, "not the whole schedule space: the program was seen to be nondeterministic", "(the whole schedule space"},
 	} {
 		got := explore.QualifyExhausted(whole, tc.cut, tc.nondet)
 		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.notWant) {

@@ -21,8 +21,8 @@ func TestFigure1Bounds(t *testing.T) {
 		exhausted string
 	}{
 		{"ipb0", strategy.NewIPB, 0, 6, 0, "all 6 schedules with ≤ 0 preemptions explored"},
-		{"ipb1", strategy.NewIPB, 1, 11, 3, "all 11 schedules with ≤ 1 preemptions explored (the whole schedule space)"},
-		{"ipb", strategy.NewIPB, -1, 11, 3, "all 11 schedules with ≤ 1 preemptions explored (the whole schedule space)"},
+		{"ipb1", strategy.NewIPB, 1, 11, 3, "all 11 schedules with ≤ 1 preemptions explored " + engine.WholeScheduleSpace},
+		{"ipb", strategy.NewIPB, -1, 11, 3, "all 11 schedules with ≤ 1 preemptions explored " + engine.WholeScheduleSpace},
 		{"idb0", strategy.NewIDB, 0, 1, 0, "all 1 schedules with ≤ 0 delays explored"},
 		{"idb1", strategy.NewIDB, 1, 4, 1, "all 4 schedules with ≤ 1 delays explored"},
 	}

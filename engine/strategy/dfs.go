@@ -262,10 +262,10 @@ func (s *Systematic) DataSeed() uint64 {
 // Exhausted implements engine.Exhauster.
 func (s *Systematic) Exhausted() string {
 	var msg string
-	schedules, space := "schedules", "the whole schedule space"
+	schedules, space := "schedules", engine.WholeScheduleSpace
 	if s.own != nil {
 		schedules = "schedules of part " + s.own.part.String()
-		space = "the part's whole share of the schedule space"
+		space = "(the part's whole share of the schedule space)"
 	}
 	switch {
 	case s.capped:
@@ -277,7 +277,7 @@ func (s *Systematic) Exhausted() string {
 	case s.pruned:
 		msg = fmt.Sprintf("all %d %s with ≤ %d %s explored", s.schedules, schedules, s.max, s.unit())
 	default:
-		msg = fmt.Sprintf("all %d %s with ≤ %d %s explored (%s)", s.schedules, schedules, s.maxCost, s.unit(), space)
+		msg = fmt.Sprintf("all %d %s with ≤ %d %s explored %s", s.schedules, schedules, s.maxCost, s.unit(), space)
 	}
 	if s.diverged > 0 {
 		msg += fmt.Sprintf("; %d execution(s) ended before their recorded prefix: the program may be nondeterministic", s.diverged)

@@ -218,7 +218,7 @@ func combineExhausted(msgs []string) string {
 	case pruned:
 		msg += fmt.Sprintf(" with ≤ %d %s explored", bound, unit)
 	case of == "":
-		msg += fmt.Sprintf(" with ≤ %d %s explored (the whole schedule space)", bound, unit)
+		msg += fmt.Sprintf(" with ≤ %d %s explored %s", bound, unit, engine.WholeScheduleSpace)
 	default:
 		msg += fmt.Sprintf(" with ≤ %d %s explored (the part's whole share of the schedule space)", bound, unit)
 	}

@@ -215,10 +215,6 @@ func TestLogAfterTheTestCompletedPanics(t *testing.T) {
 			engine.Gosched("l.go:7")
 			engine.Gosched("l.go:8")
 		}, "Log in goroutine after TestLate/sub has completed: late"},
-		{"log first thing after the test", func(t *engine.T) {
-			// The goroutine's start is a step of its own: the test may return before it.
-			engine.Go(func() { t.Logf("late %d", 2) }, "l.go:13")
-		}, "Log in goroutine after TestLate has completed: late 2"},
 		{"log after a subtest while the parent runs", func(t *engine.T) {
 			start := engine.MakeChan[int](0, "l.go:14")
 			done := engine.MakeChan[int](0, "l.go:15")

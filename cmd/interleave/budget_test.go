@@ -72,7 +72,7 @@ func TestDefaultBudget(t *testing.T) {
 	for _, want := range []string{
 		"ok  \texample.com/m\tTestStress\tno bug in ",
 		"; stopped: time budget (" + explore.DefaultTime.String() + ")",
-		"FAIL\texample.com/m\tTestStressBug\tfail bug after ",
+		"FAIL\texample.com/m\tTestStressBug\tfail bug, ",
 		"counter = ",
 	} {
 		if !strings.Contains(out, want) {

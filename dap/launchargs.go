@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func parseLaunchArgs(raw json.RawMessage, allowBuildFlags bool) (*launchArgs, er
 	}
 	opts := map[string]any{}
 	for k, v := range all {
-		if contains(sessionKeys, k) || vscodeKeys[k] || strings.HasPrefix(k, "__") {
+		if slices.Contains(sessionKeys, k) || vscodeKeys[k] || strings.HasPrefix(k, "__") {
 			continue
 		}
 		opts[k] = v

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,7 +137,7 @@ func (s *Session) startTarget(ctx context.Context, t *target, pkgDir string) (er
 			a.Test = tests[0]
 		case a.Test == "":
 			return fmt.Errorf(`launch: "test" is required: %s has tests %s`, pkg.ImportPath, strings.Join(tests, ", "))
-		case !contains(tests, a.Test):
+		case !slices.Contains(tests, a.Test):
 			return fmt.Errorf("launch: package %s has no test %s (it has %s)", pkg.ImportPath, a.Test, strings.Join(tests, ", "))
 		}
 	}
@@ -211,13 +212,4 @@ func listTests(bin, dir string) ([]string, error) {
 		}
 	}
 	return tests, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

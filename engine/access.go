@@ -41,6 +41,7 @@ func MapLoad2[M ~map[K]V, K comparable, V any](m M, k K, pos Pos) (V, bool) {
 func MapStore[M ~map[K]V, K comparable, V any](m M, k K, v V, pos Pos) {
 	Write(mapAddr(m), pos)
 	m[k] = v
+	noteKey(k)
 }
 
 // MapDelete is delete(m, k).

@@ -67,6 +67,10 @@ type goroutine struct {
 
 // Exec is one controlled execution of a test body.
 type Exec struct {
+	// keySeq numbers the keys with no order of their own (pointers, channels, interfaces
+	// holding them) that were stored into a map in this execution, in the order of their
+	// first store: MapRange produces them in that order (maprange.go).
+	keySeq map[any]int
 	strategy Strategy
 	// maxSteps is the step bound of the execution as it stands; stepLimit, when above it, is
 	// how far the adaptive bound (stepBound) may still grow it, and atBound is set once the
@@ -214,6 +218,7 @@ func (e *Exec) reset(s Strategy, maxSteps, stepLimit int) {
 	e.choices = e.choices[:0]
 	e.decision = Decision{e: e}
 	clear(e.shadow)
+	clear(e.keySeq)
 	e.polled = e.polled[:0]
 	e.lookedAt, e.clockReadAt = -1, -busyDoubling-1
 	e.clockAheadAt = -1

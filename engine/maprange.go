@@ -48,6 +48,10 @@ func MapRange[M ~map[K]V, K comparable, V any](m M, pos Pos) iter.Seq2[K, V] {
 			}
 			if order != nil {
 				slices.SortFunc(entries, func(a, b entry) int { return order(a.k, b.k) })
+			} else if seq := keySeqs(e, entries, func(en entry) K { return en.k }); seq != nil {
+				// Keys with no order of their own, all stored in this execution: in the
+				// order of their first store, which the schedule decides.
+				slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(seq[any(a.k)], seq[any(b.k)]) })
 			}
 		}
 		for i, en := range entries {
@@ -66,6 +70,56 @@ func MapRange[M ~map[K]V, K comparable, V any](m M, pos Pos) iter.Seq2[K, V] {
 			}
 		}
 	}
+}
+
+// unordered reports whether a map key of type t may have no order of its own (pointers,
+// channels, interfaces, and arrays or structs of them): MapStore numbers those keys.
+func unordered(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Chan, reflect.UnsafePointer, reflect.Interface:
+		return true
+	case reflect.Array:
+		return unordered(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if unordered(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noteKey numbers k, a key stored into a map at pos, when it may have no order of its own
+// and the execution has not seen it before (Exec.keySeq).
+func noteKey[K comparable](k K) {
+	if !unordered(reflect.TypeFor[K]()) {
+		return
+	}
+	e := active.Load()
+	if e == nil || e.caller() == nil {
+		return // uncontrolled: noted by the store's access
+	}
+	if e.keySeq == nil {
+		e.keySeq = map[any]int{}
+	}
+	if _, ok := e.keySeq[any(k)]; !ok {
+		e.keySeq[any(k)] = len(e.keySeq)
+	}
+}
+
+// keySeqs returns the execution's numbers of the keys of entries when every key has one, or
+// nil.
+func keySeqs[E any, K comparable](e *Exec, entries []E, key func(E) K) map[any]int {
+	if len(e.keySeq) == 0 {
+		return nil
+	}
+	for _, en := range entries {
+		if _, ok := e.keySeq[any(key(en))]; !ok {
+			return nil
+		}
+	}
+	return e.keySeq
 }
 
 // keyOrder returns a total order of K's values that is the same in every execution, or nil

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -13,6 +14,7 @@ import (
 	"go/types"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -244,6 +246,9 @@ type Result struct {
 type Error struct {
 	Op     string // "load", "build"
 	Detail string
+	// std is set when the build that failed had the standard library's servers instrumented
+	// (stdlib.go): Build tries again without them.
+	std bool
 }
 
 func (e *Error) Error() string { return e.Op + ": " + strings.TrimSpace(e.Detail) }
@@ -275,7 +280,17 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 			return res, err
 		}
 	}
-	res, err := build(ctx, cfg, rt)
+	res, err := build(ctx, cfg, rt, true)
+	var berr *Error
+	if errors.As(err, &berr) && berr.std {
+		// The standard library's servers did not build instrumented: built again without
+		// them, the connections they could reach stay real (stdlib.go).
+		res, err = build(ctx, cfg, rt, false)
+		if res != nil {
+			res.Problems = append(res.Problems, Problem{Msg: "net/http, crypto/tls and net/rpc are not instrumented (their instrumented build failed: " +
+				headLine(berr.Detail) + "): connections they could reach stay real"})
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -340,8 +355,9 @@ func IsListed(name string) bool {
 	return strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example")
 }
 
-// build is Build without its cache.
-func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
+// build is Build without its cache. With std, the standard library's servers and clients are
+// instrumented in the binaries that link them (stdlib.go).
+func build(ctx context.Context, cfg Config, rt string, std bool) (*Result, error) {
 	lcfg := &packages.Config{
 		Context:    ctx,
 		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
@@ -352,7 +368,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	}
 	pkgs, err := packages.Load(lcfg, cfg.Patterns...)
 	if err != nil {
-		return nil, &Error{"load", err.Error()}
+		return nil, &Error{Op: "load", Detail: err.Error()}
 	}
 	var loadErrs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
@@ -361,7 +377,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 		}
 	})
 	if len(loadErrs) > 0 {
-		return nil, &Error{"load", strings.Join(dedup(loadErrs), "\n")}
+		return nil, &Error{Op: "load", Detail: strings.Join(dedup(loadErrs), "\n")}
 	}
 
 	// The test variants of the selected packages, each with its test main.
@@ -401,9 +417,10 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	explain := map[string]failedFile{} // what a failed build says of each rewritten file
 	var mainModule *packages.Module
 	others := map[string]*packages.Module{} // instrumented modules besides the main one, by directory
+	stdUsed := false                        // a standard library package was instrumented
 	instrumented := func(p *packages.Package) bool {
 		if p.Module == nil {
-			return false
+			return std && stdServer(p)
 		}
 		if p.Module.Main {
 			return true
@@ -417,6 +434,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	}
 	var rewriteErr error
 	states := newStateFiles()
+	stdStates := map[string][]byte{} // the standard library's state files (stdStateFile)
 	seen := map[*packages.Package]bool{}
 	var visit func(p *packages.Package)
 	visit = func(p *packages.Package) {
@@ -430,13 +448,20 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 		if !instrumented(p) || p.PkgPath == runtimeModule || strings.HasPrefix(p.PkgPath, runtimeModule+"/engine") {
 			return
 		}
-		if p.Module.Main && mainModule == nil {
+		goroot := p.Module == nil // one of the standard library's servers (stdlib.go)
+		stdUsed = stdUsed || goroot
+		if !goroot && p.Module.Main && mainModule == nil {
 			mainModule = p.Module
 		}
-		if !p.Module.Main && p.Module.Dir != "" {
+		if !goroot && !p.Module.Main && p.Module.Dir != "" {
 			others[p.Module.Dir] = p.Module
 		}
 		realNet, tcpReal := netServers(p, instrumented), tcpAssertion(p.Fset, p.TypesInfo)
+		if goroot {
+			if content := stdStateFile(p); content != nil {
+				stdStates[filepath.Join(pkgDir(p), "zz_interleave_state.go")] = content
+			}
+		}
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
 				break
@@ -450,27 +475,37 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 				rewritten[name] = ""
 				continue
 			}
-			statePin := ""
-			if !p.Module.Main {
-				statePin = modulePin(p.Module.GoVersion)
+			if !goroot {
+				// The standard library's package variables are not restored: the package
+				// keeps what it set up at init (stdlib.go).
+				statePin := ""
+				if !p.Module.Main {
+					statePin = modulePin(p.Module.GoVersion)
+				}
+				sizes := p.TypesSizes
+				if sizes == nil {
+					sizes = types.SizesFor("gc", runtime.GOARCH)
+				}
+				states.add(p.Fset, p.TypesInfo, sizes, f, name, statePin)
 			}
-			sizes := p.TypesSizes
-			if sizes == nil {
-				sizes = types.SizesFor("gc", runtime.GOARCH)
-			}
-			states.add(p.Fset, p.TypesInfo, sizes, f, name, statePin)
 			src, err := os.ReadFile(name)
 			if err != nil {
 				rewriteErr = fmt.Errorf("instrument %s: %w", name, err)
 				return
 			}
-			posName := name
-			if rel, err := filepath.Rel(p.Module.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+			posName := filepath.ToSlash(name)
+			if goroot {
+				// Positions in GOROOT are named from its src directory, as the packages'
+				// import paths are ("net/http/server.go").
+				posName = p.PkgPath + "/" + filepath.Base(name)
+			} else if rel, err := filepath.Rel(p.Module.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
 				posName = filepath.ToSlash(rel)
 			}
 			fr := newFileRewriter(p.Fset, p.Types, p.TypesInfo, f, src, posName, strings.HasSuffix(name, "_test.go"))
-			fr.realNet, fr.tcpReal = realNet, tcpReal
-			if pin := modulePin(p.Module.GoVersion); pin != "" {
+			fr.realNet, fr.tcpReal, fr.syncOnly = realNet, tcpReal, goroot
+			if goroot {
+				// The standard library keeps its language version: the go line of GOROOT's.
+			} else if pin := modulePin(p.Module.GoVersion); pin != "" {
 				// The main module's go line is raised in the alternate go.mod: every file of
 				// its packages keeps its language version by a pinned copy. Other modules
 				// keep their go line: only their rewritten copies need the pin.
@@ -499,8 +534,12 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 				return
 			}
 			rewritten[name] = dst
-			explain[filepath.Clean(name)] = failedFile{dst: dst, module: p.Module.Path, main: p.Module.Main, uninstrumented: uninstrumentedImports(p, instrumented)}
 			res.Files++
+			if goroot {
+				explain[filepath.Clean(name)] = failedFile{dst: dst, module: "std", uninstrumented: uninstrumentedImports(p, instrumented)}
+				continue
+			}
+			explain[filepath.Clean(name)] = failedFile{dst: dst, module: p.Module.Path, main: p.Module.Main, uninstrumented: uninstrumentedImports(p, instrumented)}
 			res.addPoints(p.Module.Dir, out)
 		}
 	}
@@ -512,7 +551,9 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 	if rewriteErr != nil {
 		return nil, rewriteErr
 	}
-	for name, content := range states.files() {
+	files := states.files()
+	maps.Copy(files, stdStates)
+	for name, content := range files {
 		sum := sha256.Sum256([]byte(name))
 		dst := filepath.Join(cfg.Work, "src", hex.EncodeToString(sum[:8])+"_"+filepath.Base(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -612,7 +653,7 @@ func build(ctx context.Context, cfg Config, rt string) (*Result, error) {
 			if cfg.Output != nil {
 				cfg.Output.Write(out.Bytes())
 			}
-			return nil, &Error{"build " + pkg.ImportPath, explainFailure(out.String(), cfg.Dir, explain)}
+			return nil, &Error{Op: "build " + pkg.ImportPath, Detail: explainFailure(out.String(), cfg.Dir, explain), std: stdUsed}
 		}
 		res.Packages = append(res.Packages, pkg)
 	}

@@ -36,6 +36,9 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 			return
 		case *types.Map:
 			r.rv(c.Args[0])
+			if r.syncOnly {
+				return
+			}
 			a := c.Args[0]
 			r.wrap(a, func(s string) string { return r.eng("MapRead") + "(" + s + ", " + r.pos(a.Pos()) + ")" })
 			return
@@ -46,7 +49,7 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 			return
 		}
 	case "delete":
-		if len(c.Args) == 2 {
+		if len(c.Args) == 2 && !r.syncOnly {
 			r.rv(c.Args[0])
 			r.rv(c.Args[1])
 			r.set(c, func() string {
@@ -55,7 +58,7 @@ func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
 			return
 		}
 	case "clear":
-		if len(c.Args) == 1 {
+		if len(c.Args) == 1 && !r.syncOnly {
 			if _, ok := r.under(c.Args[0]).(*types.Map); ok {
 				one("MapClear")
 				return

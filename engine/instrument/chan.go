@@ -22,7 +22,7 @@ func (r *fileRewriter) commaOk(e ast.Expr) {
 			return
 		}
 	case *ast.IndexExpr:
-		if _, ok := r.under(x.X).(*types.Map); ok {
+		if _, ok := r.under(x.X).(*types.Map); ok && !r.syncOnly {
 			r.rv(x.X)
 			r.rv(x.Index)
 			r.set(x, func() string {

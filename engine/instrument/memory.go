@@ -127,7 +127,7 @@ func (r *fileRewriter) index(x *ast.IndexExpr, value bool) {
 	case *types.Map:
 		r.rv(x.X)
 		r.rv(x.Index)
-		if value {
+		if value && !r.syncOnly {
 			r.set(x, func() string {
 				return r.eng("MapLoad") + "(" + r.text(x.X) + ", " + r.conv(r.text(x.Index), r.typeOf(x.Index), r.keyType(x.X)) + ", " + r.pos(x.Lbrack) + ")"
 			})

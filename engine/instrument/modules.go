@@ -91,7 +91,7 @@ func modFile(ctx context.Context, cfg Config, m *packages.Module, rt string, rep
 	cmd := Command(ctx, "go", append(editArgs, gomod)...)
 	cmd.Dir = cfg.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, &Error{"go mod edit", string(out)}
+		return nil, &Error{Op: "go mod edit", Detail: string(out)}
 	}
 	args := []string{"-modfile", gomod}
 	if _, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt")); err == nil {
@@ -114,7 +114,7 @@ func copyCachedModules(ctx context.Context, cfg Config, mods map[string]*package
 	cmd.Dir = cfg.Dir
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, nil, &Error{"go env GOMODCACHE", err.Error()}
+		return nil, nil, &Error{Op: "go env GOMODCACHE", Detail: err.Error()}
 	}
 	cache := strings.TrimSpace(string(out))
 	if cache == "" {

@@ -22,18 +22,18 @@ import (
 	"go/types"
 	"maps"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
 
 // netServers returns why p's connections must stay real because of what it imports ("" when
-// they need not): net/http or net/rpc, or a package that is not instrumented (instrumented
-// says which are) and imports package net.
+// they need not): net/http or net/rpc when they are not instrumented themselves (stdlib.go),
+// or a package that is not instrumented (instrumented says which are) and imports package
+// net.
 func netServers(p *packages.Package, instrumented func(*packages.Package) bool) string {
 	for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
 		q := p.Imports[path]
-		if path == "net/http" || strings.HasPrefix(path, "net/http/") || path == "net/rpc" || strings.HasPrefix(path, "net/rpc/") {
+		if serverImport(path) && !instrumented(q) && !passiveServerPart(path) {
 			return "the package imports " + path + ", whose goroutines the engine does not run"
 		}
 		if q.Module != nil && !instrumented(q) {

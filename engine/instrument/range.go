@@ -45,7 +45,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) {
 		r.rv(s.X)
 		x := s.X
 		fn := "MapRange"
-		if v := r.info.FileVersions[r.file]; v == "" || version.Compare(v, "go1.23") < 0 {
+		// The standard library's files (syncOnly) have no version of their own: the go
+		// command compiles them at the toolchain's, which has range-over-func.
+		if v := r.info.FileVersions[r.file]; (v == "" && !r.syncOnly) || (v != "" && version.Compare(v, "go1.23") < 0) {
 			fn = "MapRead"
 		}
 		r.wrap(x, func(t string) string { return r.eng(fn) + "(" + t + ", " + r.pos(x.Pos()) + ")" })

@@ -80,6 +80,10 @@ type fileRewriter struct {
 	// stay real: it asserts one to a *net.TCP type (netassert.go). Its net.Pipe calls need
 	// not: a pipe is no *net.TCPConn natively either.
 	tcpReal string
+	// syncOnly leaves memory accesses alone: only goroutines, channels, the specials and
+	// the order of map ranges are rewritten. The standard library's packages instrumented
+	// for their synchronization (stdlib.go) are rewritten so.
+	syncOnly bool
 }
 
 type edit struct {

@@ -13,6 +13,9 @@ import (
 // function literal and those whose address is taken (explicitly, or by a pointer-receiver
 // method call or slicing an array).
 func (r *fileRewriter) findShared() {
+	if r.syncOnly {
+		return // no memory access is rewritten
+	}
 	var lits []*ast.FuncLit
 	ast.Inspect(r.file, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -92,7 +95,7 @@ func (r *fileRewriter) isPkgVar(v *types.Var) bool {
 // sharedVar reports whether id is a variable other goroutines may reach.
 func (r *fileRewriter) sharedVar(id *ast.Ident) bool {
 	v, ok := r.info.Uses[id].(*types.Var)
-	if !ok || v.IsField() || id.Name == "_" {
+	if !ok || v.IsField() || id.Name == "_" || r.syncOnly {
 		return false
 	}
 	return r.isPkgVar(v) || r.shared[v]
@@ -101,6 +104,9 @@ func (r *fileRewriter) sharedVar(id *ast.Ident) bool {
 // isShared reports whether the addressable expression e denotes memory that other goroutines
 // may reach.
 func (r *fileRewriter) isShared(e ast.Expr) bool {
+	if r.syncOnly {
+		return false
+	}
 	switch x := e.(type) {
 	case *ast.Ident:
 		return r.sharedVar(x)
@@ -132,8 +138,33 @@ func (r *fileRewriter) isMapIndex(e ast.Expr) (*ast.IndexExpr, bool) {
 	if !ok {
 		return nil, false
 	}
-	_, ok = r.under(ix.X).(*types.Map)
+	m, ok := r.under(ix.X).(*types.Map)
+	if ok && r.syncOnly {
+		// Only the stores that number keys with no order of their own, so that a range
+		// over the map takes the same order in every execution (engine.MapRange).
+		ok = unorderedKey(m.Key())
+	}
 	return ix, ok
+}
+
+// unorderedKey reports whether the map key type t may hold values with no order that is the
+// same in every execution: pointers, channels, interfaces, or arrays and structs of them.
+func unorderedKey(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Chan, *types.Interface:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.Array:
+		return unorderedKey(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if unorderedKey(u.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasEffects reports whether evaluating e calls a function or receives from a channel: the

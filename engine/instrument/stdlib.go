@@ -1,0 +1,132 @@
+package instrument
+
+// The standard library's servers and clients, instrumented for their synchronization.
+//
+// Rewriting calls at the user's call sites (net.Listen, net.Dial: specials.go) reaches the
+// connections the user's code makes and the goroutines it starts, not those of net/http: an
+// http.Server serves each connection in a goroutine of its own, an http.Transport dials and
+// reads responses in goroutines of its own, and both wait on their own channels, mutexes and
+// condition variables, where the engine cannot see them. So when a test binary links
+// net/http, the standard library's packages below are rewritten too, from their GOROOT
+// files through the build's overlay, as the user's are but for memory accesses (syncOnly):
+// their go statements, channel operations, sync and sync/atomic operations, time and context
+// deadlines become the engine's, their map ranges take a fixed order, and their net.Listen and
+// (*net.Dialer).DialContext calls reach the virtual network. A server's goroutines and a
+// client's are then goroutines the engine runs, a request racing a shutdown is a choice of
+// the schedule, and crypto/tls's locks over a virtual connection are the engine's.
+//
+// The engine's runtime packages import none of these (engine/deps_test.go keeps it so), so
+// an instrumented net/http may import them without a cycle. When the instrumented build
+// fails (a construct of a newer Go the rewriter gets wrong), the build is made again without
+// them and the user's connections that net/http could reach stay real, as netServers says:
+// reported as instrumentation problems, never a false report.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// stdInstrumented lists the standard library's packages instrumented (syncOnly) in a test
+// binary that links net/http or net/rpc.
+var stdInstrumented = map[string]bool{
+	"net/http":          true,
+	"net/http/httptest": true,
+	"net/http/httputil": true,
+	"net/rpc":           true,
+	"net/rpc/jsonrpc":   true,
+	"crypto/tls":        true,
+}
+
+// stdServer reports whether p is one of the standard library's packages instrumented for
+// their synchronization.
+func stdServer(p *packages.Package) bool {
+	return p.Module == nil && stdInstrumented[p.PkgPath]
+}
+
+// linksServers reports whether the graph under root has net/http or net/rpc.
+func linksServers(root *packages.Package) bool {
+	found := false
+	packages.Visit([]*packages.Package{root}, func(p *packages.Package) bool {
+		if p.PkgPath == "net/http" || p.PkgPath == "net/rpc" {
+			found = true
+		}
+		return !found
+	}, nil)
+	return found
+}
+
+// serverImport reports whether path is net/http's or net/rpc's (or a package under them).
+func serverImport(path string) bool {
+	return path == "net/http" || strings.HasPrefix(path, "net/http/") || path == "net/rpc" || strings.HasPrefix(path, "net/rpc/")
+}
+
+// headLine is the first line of s that is not empty nor a go command's "# package" header.
+func headLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
+}
+
+// passiveServerPart reports whether path, a package under net/http, neither serves nor dials
+// a connection of its own: its importer's connections need not stay real for it.
+func passiveServerPart(path string) bool {
+	switch path {
+	case "net/http/httptrace", "net/http/cookiejar", "net/http/pprof":
+		return true
+	}
+	return strings.HasPrefix(path, "net/http/internal")
+}
+
+// stdStateFile returns the state file of net/http (see state.go), given its package: every
+// execution starts with a DefaultTransport of its own, made by the initializer of the
+// package's (the text of transport.go's declaration), so that no idle connection, protocol
+// registration or once-only setup of an earlier execution changes what this one does (the
+// first execution in a fresh process, as a replay runs it, would not see them). A
+// DefaultTransport the program set itself before the exploration began is restored as it
+// was. nil when the declaration is not found (the package keeps what executions leave).
+func stdStateFile(p *packages.Package) []byte {
+	if p.PkgPath != "net/http" {
+		return nil
+	}
+	for i, f := range p.Syntax {
+		if i >= len(p.CompiledGoFiles) {
+			break
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Names) != 1 || vs.Names[0].Name != "DefaultTransport" || len(vs.Values) != 1 {
+					continue
+				}
+				src, err := os.ReadFile(p.CompiledGoFiles[i])
+				if err != nil {
+					return nil
+				}
+				file := p.Fset.File(f.Pos())
+				init := string(src[file.Offset(vs.Values[0].Pos()):file.Offset(vs.Values[0].End())])
+				var b strings.Builder
+				b.WriteString("// Code generated by interleave: each execution's own DefaultTransport. DO NOT EDIT.\n\n")
+				// The initializer names package net and package time (a Dialer, its timeouts).
+				fmt.Fprintf(&b, "package http\n\nimport (\n\t%s %q\n\t\"net\"\n\t\"time\"\n)\n\nvar (\n\t_ net.Conn\n\t_ time.Duration\n)\n\n", engineName, enginePath)
+				b.WriteString("var __ilDefaultTransport = DefaultTransport\n\n")
+				b.WriteString("func init() {\n\t" + engineName + ".RegisterState(func() func() {\n\t\tsaved := DefaultTransport\n")
+				b.WriteString("\t\treturn func() {\n\t\t\tif saved != __ilDefaultTransport {\n\t\t\t\tDefaultTransport = saved\n\t\t\t\treturn\n\t\t\t}\n")
+				b.WriteString("\t\t\tDefaultTransport = " + init + "\n\t\t}\n\t})\n}\n")
+				return []byte(b.String())
+			}
+		}
+	}
+	return nil
+}

@@ -70,7 +70,7 @@ type Exec struct {
 	// keySeq numbers the keys with no order of their own (pointers, channels, interfaces
 	// holding them) that were stored into a map in this execution, in the order of their
 	// first store: MapRange produces them in that order (maprange.go).
-	keySeq map[any]int
+	keySeq   map[any]int
 	strategy Strategy
 	// maxSteps is the step bound of the execution as it stands; stepLimit, when above it, is
 	// how far the adaptive bound (stepBound) may still grow it, and atBound is set once the

@@ -561,6 +561,7 @@ const vnetFirstPort = 40000
 // vnet is an execution's virtual network: every listener it made, by port, closed ones too.
 type vnet struct {
 	ports    map[int]*VListener
+	paths    map[string]*VListener // Unix sockets' listeners, by path
 	nextPort int
 	dialed   int // connections dialed
 }
@@ -592,6 +593,42 @@ func VListen(port int, pos Pos) (*VListener, error) {
 	l.port = port
 	n.ports[port] = l
 	return l, nil
+}
+
+// VListenUnix is VListen for a Unix socket at path: the paths of the virtual network are
+// apart from its ports. A path with a listener open already gives ErrVInUse; a closed
+// listener's path may be listened on again (package net removes the socket's file on Close).
+func VListenUnix(path string, pos Pos) (*VListener, error) {
+	e, g := current(pos)
+	if g == nil {
+		return nil, nil
+	}
+	n := vnetOf(e)
+	if n.paths == nil {
+		n.paths = map[string]*VListener{}
+	}
+	l := &VListener{e: e}
+	e.point(g, OpNetDial, uintptr(unsafe.Pointer(l)), pos)
+	if old := n.paths[path]; old != nil && !old.closed {
+		return nil, ErrVInUse
+	}
+	n.paths[path] = l
+	return l, nil
+}
+
+// VDialUnix is VDial for a Unix socket at path: virtual when a listener of the execution
+// has or had the path; ErrVRefused when it closed.
+func VDialUnix(path string, pos Pos) (client *VConn, l *VListener, virtual bool, err error) {
+	e, g := current(pos)
+	if g == nil {
+		return nil, nil, false, nil
+	}
+	l = vnetOf(e).paths[path]
+	if l == nil {
+		return nil, nil, false, nil
+	}
+	client, err = dialTo(e, g, l, pos)
+	return client, l, true, err
 }
 
 // Port is l's port.
@@ -648,9 +685,17 @@ func VDial(port int, pos Pos) (client *VConn, l *VListener, virtual bool, err er
 	if l == nil {
 		return nil, nil, false, nil
 	}
+	client, err = dialTo(e, g, l, pos)
+	return client, l, true, err
+}
+
+// dialTo is g's dial of the virtual listener l: the client's end of a new connection, whose
+// server end waits in l's backlog, or ErrVRefused when l closed.
+func dialTo(e *Exec, g *goroutine, l *VListener, pos Pos) (*VConn, error) {
+	n := vnetOf(e)
 	e.point(g, OpNetDial, uintptr(unsafe.Pointer(l)), pos)
 	if l.closed {
-		return nil, l, true, ErrVRefused
+		return nil, ErrVRefused
 	}
 	client, server := newVConns(newVpair(e, vnetBuffer), true)
 	n.dialed++
@@ -658,7 +703,7 @@ func VDial(port int, pos Pos) (client *VConn, l *VListener, virtual bool, err er
 	e.raceSync(g, &l.vc)
 	l.backlog = append(l.backlog, server)
 	e.notify(&l.q)
-	return client, l, true, nil
+	return client, nil
 }
 
 // Peer is the other end of c's connection.

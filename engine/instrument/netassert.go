@@ -22,6 +22,7 @@ import (
 	"go/types"
 	"maps"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -46,13 +47,13 @@ func netServers(p *packages.Package, instrumented func(*packages.Package) bool) 
 }
 
 // tcpAssertion returns why the connections of the package whose types are info must stay
-// real ("" when they need not): its first type assertion to *net.TCPConn or *net.TCPListener
-// that panics when it fails.
+// real ("" when they need not): its first type assertion to *net.TCPConn, *net.TCPListener,
+// *net.UnixConn or *net.UnixListener that panics when it fails.
 func tcpAssertion(fset *token.FileSet, info *types.Info) string {
 	if info == nil {
 		return ""
 	}
-	first := token.NoPos
+	first, kind := token.NoPos, ""
 	for e, tv := range info.Types {
 		ta, ok := e.(*ast.TypeAssertExpr)
 		if !ok || ta.Type == nil {
@@ -62,16 +63,20 @@ func tcpAssertion(fset *token.FileSet, info *types.Info) string {
 			continue
 		}
 		if first == token.NoPos || ta.Pos() < first {
-			first = ta.Pos()
+			first, kind = ta.Pos(), "TCP"
+			if name := tv.Type.(*types.Pointer).Elem().(*types.Named).Obj().Name(); strings.HasPrefix(name, "Unix") {
+				kind = "Unix"
+			}
 		}
 	}
 	if first == token.NoPos {
 		return ""
 	}
-	return "the package asserts a connection to a *net.TCP type at " + fset.Position(first).String()
+	return "the package asserts a connection to a *net." + kind + " type at " + fset.Position(first).String()
 }
 
-// tcpType reports whether t is *net.TCPConn or *net.TCPListener.
+// tcpType reports whether t is *net.TCPConn, *net.TCPListener, *net.UnixConn or
+// *net.UnixListener: a virtual connection or listener is none of them.
 func tcpType(t types.Type) bool {
 	p, ok := t.(*types.Pointer)
 	if !ok {
@@ -81,7 +86,11 @@ func tcpType(t types.Type) bool {
 	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net" {
 		return false
 	}
-	return n.Obj().Name() == "TCPConn" || n.Obj().Name() == "TCPListener"
+	switch n.Obj().Name() {
+	case "TCPConn", "TCPListener", "UnixConn", "UnixListener":
+		return true
+	}
+	return false
 }
 
 // keepNet reports whether sp, the replacement of fn at p, is the virtual network's while the

@@ -1,5 +1,5 @@
-// Package vnet is the virtual network of an instrumented test binary: net.Pipe and loopback
-// TCP under the engine. The instrumenter rewrites calls of net.Pipe, net.Listen, net.Dial,
+// Package vnet is the virtual network of an instrumented test binary: net.Pipe, loopback
+// TCP and Unix sockets under the engine. The instrumenter rewrites calls of net.Pipe, net.Listen, net.Dial,
 // net.DialTimeout and (*net.Dialer).Dial and DialContext into this package's functions.
 //
 // Under control (the caller is a goroutine the engine runs), net.Pipe is a synchronous
@@ -12,10 +12,15 @@
 // os.ErrDeadlineExceeded), waits are the engine's — a protocol deadlock is a deadlock — and
 // deadlines run on the virtual clock.
 //
+// A Unix socket listener (net.Listen("unix", path)) is virtual too, on a path of the virtual
+// network (nothing is made in the file system), and a dial of a path a virtual listener of the
+// execution has or had reaches it.
+//
 // What stays real: every call outside an execution or from a goroutine the engine does not
-// run, other networks (unix, udp), other hosts, named ports, and a dial of a loopback port no
-// virtual listener of the execution ever had (a server started by code that was not
-// instrumented). A dial of a port whose virtual listener closed is refused.
+// run, other networks (udp, unixgram, unixpacket), other hosts, named ports, net.ListenTCP,
+// DialTCP, ListenUnix and DialUnix (their results are package net's own types, which a
+// virtual connection cannot be), and a dial of a loopback port no virtual listener of the
+// execution ever had (a server started by code that was not instrumented). A dial of a port whose virtual listener closed is refused.
 //
 // This package is apart from the engine so that package net is linked into a test binary
 // only when the program uses it.
@@ -156,12 +161,15 @@ func loopback(network, address string) (ip netip.Addr, port int, ok bool) {
 // listener is a virtual TCP listener.
 type listener struct {
 	l    *engine.VListener
-	addr *net.TCPAddr
+	addr net.Addr // *net.TCPAddr or *net.UnixAddr
 }
 
 // Listen is net.Listen(network, address): a TCP listener on a loopback or unspecified
 // address is virtual under control.
 func Listen(network, address string, pos engine.Pos) (net.Listener, error) {
+	if network == "unix" && address != "" {
+		return listenUnix(address, pos)
+	}
 	ip, port, ok := loopback(network, address)
 	if !ok {
 		return net.Listen(network, address)
@@ -176,6 +184,41 @@ func Listen(network, address string, pos engine.Pos) (net.Listener, error) {
 	vl := &listener{l: l, addr: &net.TCPAddr{IP: ip.AsSlice(), Port: l.Port()}}
 	l.Ext = vl
 	return vl, nil
+}
+
+// listenUnix is net.Listen("unix", path): a Unix socket listener, virtual under control.
+// Nothing is made in the file system: the path is the virtual network's.
+func listenUnix(path string, pos engine.Pos) (net.Listener, error) {
+	l, err := engine.VListenUnix(path, pos)
+	addr := &net.UnixAddr{Name: path, Net: "unix"}
+	switch {
+	case err != nil:
+		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
+	case l == nil:
+		return net.Listen("unix", path)
+	}
+	vl := &listener{l: l, addr: addr}
+	l.Ext = vl
+	return vl, nil
+}
+
+// dialUnix dials the Unix socket at path virtually when a virtual listener of the execution
+// has or had it; ok is false when the dial must be real.
+func dialUnix(path string, pos engine.Pos) (c net.Conn, ok bool, err error) {
+	client, l, virtual, err := engine.VDialUnix(path, pos)
+	if !virtual {
+		return nil, false, nil
+	}
+	raddr := l.Ext.(*listener).addr
+	if err != nil {
+		// The closed listener's socket file is gone, as package net's Close removes it.
+		return nil, true, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ENOENT)}
+	}
+	laddr := &net.UnixAddr{Net: "unix"} // an unnamed client socket
+	cc := &conn{c: client, tcp: true, local: laddr, remote: raddr}
+	sc := &conn{c: client.Peer(), tcp: true, local: raddr, remote: laddr}
+	client.Ext, client.Peer().Ext = cc, sc
+	return cc, true, nil
 }
 
 func (l *listener) Accept() (net.Conn, error) {
@@ -195,7 +238,7 @@ func (l *listener) err(op string, err error) error {
 	if err == engine.ErrVClosed {
 		err = net.ErrClosed
 	}
-	return &net.OpError{Op: op, Net: "tcp", Addr: l.addr, Err: err}
+	return &net.OpError{Op: op, Net: l.addr.Network(), Addr: l.addr, Err: err}
 }
 
 func (l *listener) Addr() net.Addr { return l.addr }
@@ -231,6 +274,14 @@ const ephemeral = 50000
 // dial dials address virtually when a virtual listener of the execution has or had its
 // port; otherwise for real, as d (nil: net.Dial, or net.DialTimeout with timeout) would.
 func dial(d *net.Dialer, ctx context.Context, network, address string, pos engine.Pos, timeout ...time.Duration) (net.Conn, error) {
+	if network == "unix" {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, &net.OpError{Op: "dial", Net: network, Addr: &net.UnixAddr{Name: address, Net: "unix"}, Err: ctx.Err()}
+		}
+		if c, virtual, err := dialUnix(address, pos); virtual {
+			return c, err
+		}
+	}
 	ip, port, ok := loopback(network, address)
 	if ok {
 		if ctx != nil && ctx.Err() != nil {
@@ -240,15 +291,16 @@ func dial(d *net.Dialer, ctx context.Context, network, address string, pos engin
 		client, l, virtual, err := engine.VDial(port, pos)
 		if virtual {
 			vl := l.Ext.(*listener)
+			listenAddr := vl.addr.(*net.TCPAddr)
 			raddr := &net.TCPAddr{IP: ip.AsSlice(), Port: port}
 			if ip.IsUnspecified() {
-				raddr.IP = vl.addr.IP
+				raddr.IP = listenAddr.IP
 			}
 			if err != nil {
 				return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 			}
 			lip := net.IPv6loopback
-			if ip.Is4() || vl.addr.IP.To4() != nil {
+			if ip.Is4() || listenAddr.IP.To4() != nil {
 				lip = net.IPv4(127, 0, 0, 1).To4()
 			}
 			laddr := &net.TCPAddr{IP: lip, Port: ephemeral + client.Number()}

@@ -7,14 +7,18 @@ import (
 	"testing"
 )
 
-// TestVirtualNetworkEndToEnd explores testdata/vnet, whose tests talk over net.Pipe, io.Pipe
-// and loopback TCP: every test is explored under the engine (no execution abandoned for a
-// goroutine blocked outside its control), the protocol deadlock, the lost write and the
-// request racing a shutdown are found, a three-second read deadline fires in virtual time,
-// the clean tests pass with no notice, and the deadlock's schedule replays.
+// TestVirtualNetworkEndToEnd explores testdata/vnet, whose tests talk over net.Pipe, io.Pipe,
+// loopback TCP, Unix sockets, and HTTP and HTTPS through net/http (httptest.NewServer,
+// httptest.NewTLSServer, http.Server, http.Client): every test is explored under the engine
+// (no execution abandoned for a goroutine blocked outside its control), the protocol
+// deadlocks (over net.Pipe and over a Unix socket), the lost write, the requests racing a
+// shutdown (a line server's and an http.Server's) and a handler's lost update across two
+// concurrent requests (over HTTP and over TLS) are found, a three-second read deadline fires
+// in virtual time, the clean tests pass with no notice, and the deadlock's and the lost
+// updates' schedules replay.
 func TestVirtualNetworkEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds four instrumented test binaries")
+		t.Skip("builds six instrumented test binaries")
 	}
 	dir := filepath.Join(t.TempDir(), "vnet")
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/vnet")); err != nil {
@@ -32,6 +36,10 @@ func TestVirtualNetworkEndToEnd(t *testing.T) {
 		{"TestBothHandshake", "deadlock", "net.read at "},
 		{"TestClose", "fail", "sink has 1 lines after Close"},
 		{"TestRequestDuringShutdown", "fail", "request neither refused nor answered"},
+		{"TestBanner", "deadlock", "net.read at "},
+		{"TestLostHit", "fail", "1 hits counted after 2 requests"},
+		{"TestTLSLostHit", "fail", "1 hits counted after 2 requests over TLS"},
+		{"TestGetDuringShutdown", "fail", "request neither refused nor answered"},
 	}
 	for _, b := range bugs {
 		e := finalEvent(t, out, b.test)
@@ -42,7 +50,11 @@ func TestVirtualNetworkEndToEnd(t *testing.T) {
 	if e := finalEvent(t, out, "TestBothHandshake"); e.Bug != nil && !strings.Contains(e.Bug.Message, "protocol.go:") {
 		t.Errorf("the deadlock's reads are not placed in protocol.go: %q", e.Bug.Message)
 	}
-	for _, test := range []string{"TestGreetHandshake", "TestCloseAndWait", "TestRequests", "TestSilentServer", "TestPipeAnswer"} {
+	if e := finalEvent(t, out, "TestBanner"); e.Bug != nil && !strings.Contains(e.Bug.Message, "unixecho.go:") {
+		t.Errorf("the Unix socket deadlock's reads are not placed in unixecho.go: %q", e.Bug.Message)
+	}
+	for _, test := range []string{"TestGreetHandshake", "TestCloseAndWait", "TestRequests", "TestSilentServer", "TestPipeAnswer",
+		"TestEcho", "TestLockedHits", "TestTLSLockedHits", "TestGetThenShutdown"} {
 		e := finalEvent(t, out, test)
 		if e.Action != "pass" || e.Notice != "" {
 			t.Errorf("%s: %s, notice %q (bug %+v), want a pass with no notice", test, e.Action, e.Notice, e.Bug)
@@ -54,12 +66,18 @@ func TestVirtualNetworkEndToEnd(t *testing.T) {
 		}
 	}
 
-	e := finalEvent(t, out, "TestBothHandshake")
-	if e.Bug == nil {
-		return
-	}
-	code, out, errOut = interleaveIn(t, dir, nil, "replay", e.Bug.Schedule)
-	if code != 1 || !strings.Contains(out, "deadlock found by replay") {
-		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	for _, r := range []struct{ test, want string }{
+		{"TestBothHandshake", "deadlock found by replay"},
+		{"TestLostHit", "fail found by replay"},
+		{"TestTLSLostHit", "fail found by replay"},
+	} {
+		e := finalEvent(t, out, r.test)
+		if e.Bug == nil {
+			continue
+		}
+		code, rout, errOut := interleaveIn(t, dir, nil, "replay", e.Bug.Schedule)
+		if code != 1 || !strings.Contains(rout, r.want) {
+			t.Errorf("replay %s: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", r.test, code, r.want, rout, errOut)
+		}
 	}
 }

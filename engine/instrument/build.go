@@ -470,6 +470,10 @@ func build(ctx context.Context, cfg Config, rt string, std bool) (*Result, error
 			if _, done := rewritten[name]; done || !strings.HasSuffix(name, ".go") {
 				continue
 			}
+			if goroot && stdKept[p.PkgPath+"/"+filepath.Base(name)] {
+				rewritten[name] = ""
+				continue
+			}
 			if hasCgo(f) {
 				res.Problems = append(res.Problems, Problem{Pos: p.Fset.Position(f.Pos()), Msg: "cgo file is not instrumented"})
 				rewritten[name] = ""

@@ -1,10 +1,14 @@
 package httpserver
 
 import (
+	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +63,89 @@ func TestLockedHits(t *testing.T) {
 	wg.Wait()
 	if c.Hits() != 2 {
 		t.Errorf("%d hits counted after 2 requests", c.Hits())
+	}
+}
+
+// twoRequests sends two concurrent requests to ts with client and returns when both are
+// answered.
+func twoRequests(t *testing.T, client *http.Client, url string) {
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			get(t, client, url)
+		}()
+	}
+	wg.Wait()
+}
+
+// TestTLSLostHit: TestLostHit over TLS (httptest.NewTLSServer and its client).
+func TestTLSLostHit(t *testing.T) {
+	c := &Counter{}
+	ts := httptest.NewTLSServer(c)
+	defer ts.Close()
+	twoRequests(t, ts.Client(), ts.URL)
+	if c.Hits() != 2 {
+		t.Errorf("%d hits counted after 2 requests over TLS", c.Hits())
+	}
+}
+
+// TestTLSLockedHits: TestLockedHits over TLS: no hit is lost.
+func TestTLSLockedHits(t *testing.T) {
+	c := &LockedCounter{}
+	ts := httptest.NewTLSServer(c)
+	defer ts.Close()
+	twoRequests(t, ts.Client(), ts.URL)
+	if c.Hits() != 2 {
+		t.Errorf("%d hits counted after 2 requests over TLS", c.Hits())
+	}
+}
+
+// serve starts an http.Server with LockedCounter on a loopback listener.
+func serve(t *testing.T) (*http.Server, string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: &LockedCounter{}}
+	go srv.Serve(l)
+	return srv, "http://" + l.Addr().String()
+}
+
+// TestGetDuringShutdown: a request racing the server's Shutdown is either refused or
+// answered — unless its connection was dialed but not yet accepted when Shutdown closed the
+// listener: then it is reset, and the request fails with neither.
+func TestGetDuringShutdown(t *testing.T) {
+	srv, url := serve(t)
+	client := &http.Client{Transport: &http.Transport{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := client.Get(url)
+		if err != nil {
+			if !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("request neither refused nor answered: %v", err)
+			}
+			return
+		}
+		resp.Body.Close()
+	}()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	<-done
+}
+
+// TestGetThenShutdown: a request answered before the Shutdown; the Shutdown waits for nothing.
+func TestGetThenShutdown(t *testing.T) {
+	srv, url := serve(t)
+	client := &http.Client{Transport: &http.Transport{}}
+	if body := get(t, client, url); body != "1" {
+		t.Errorf("body %q, want 1", body)
+	}
+	client.CloseIdleConnections()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Errorf("shutdown: %v", err)
 	}
 }

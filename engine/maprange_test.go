@@ -139,3 +139,47 @@ func TestMapRangeWriteDuringRangeIsARace(t *testing.T) {
 		t.Errorf("race without positions: %+v", rep.Races[0])
 	}
 }
+
+// TestMapRangePointerKeys: keys with no order of their own (pointers, interfaces holding
+// them) stored with MapStore in the execution are produced in the order of their first store,
+// in every execution, as the standard library's servers range over their connections; a map
+// with such a key the execution did not store keeps Go's order.
+func TestMapRangePointerKeys(t *testing.T) {
+	type conn struct{ id int }
+	for range 20 {
+		var ptrs, ifaces, mixed []int
+		r := engine.Run(func(*engine.T) {
+			byPtr := map[*conn]bool{}
+			byIface := map[any]int{}
+			cs := make([]*conn, 8)
+			for i := range cs {
+				cs[i] = &conn{i}
+			}
+			for _, i := range []int{5, 2, 7, 0, 3, 6, 1, 4} {
+				engine.MapStore(byPtr, cs[i], true, "store")
+				engine.MapStore(byIface, any(cs[i]), i, "store")
+			}
+			engine.MapStore(byPtr, cs[5], false, "store") // a second store keeps its place
+			for c := range engine.MapRange(byPtr, "range") {
+				ptrs = append(ptrs, c.id)
+			}
+			for _, i := range engine.MapRange(byIface, "range") {
+				ifaces = append(ifaces, i)
+			}
+			unseen := map[*conn]bool{{10}: true, {11}: true, {12}: true}
+			for c := range engine.MapRange(unseen, "range") {
+				mixed = append(mixed, c.id)
+			}
+		}, firstEnabled(), engine.Config{})
+		if r.Bug != nil {
+			t.Fatal(r.Bug)
+		}
+		want := []int{5, 2, 7, 0, 3, 6, 1, 4}
+		if !slices.Equal(ptrs, want) || !slices.Equal(ifaces, want) {
+			t.Fatalf("pointer keys in %v, interface keys in %v, want the order of their stores %v", ptrs, ifaces, want)
+		}
+		if len(mixed) != 3 {
+			t.Fatalf("a map whose keys were not stored by MapStore produced %v", mixed)
+		}
+	}
+}

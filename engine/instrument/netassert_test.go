@@ -97,6 +97,15 @@ func F() error {
 	c.(*net.TCPConn).CloseWrite()
 	return c.Close()
 }`, []string{"__ilvnet.Pipe("}, []string{"__ilvnet.Dial("}, "net.Dial stays real, outside the engine: the package asserts a connection to a *net.TCP type at p.go:21:2"},
+		{"assertion to *net.UnixListener", `
+func F() error {
+	l, err := net.Listen("unix", "/tmp/s.sock")
+	if err != nil {
+		return err
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(true)
+	return l.Close()
+}`, nil, []string{"__ilvnet."}, "net.Listen stays real, outside the engine: the package asserts a connection to a *net.Unix type at p.go:18:2"},
 	}
 	imp := importer.ForCompiler(token.NewFileSet(), "source", nil).(types.ImporterFrom)
 	for _, tt := range tests {
@@ -152,15 +161,18 @@ func F() error {
 	}
 }
 
-// TestNetServers: a package keeps its connections real when it imports net/http or net/rpc,
-// or a package of a module that is not instrumented and uses package net; not for an
-// instrumented one, nor for a library that does not use net.
+// TestNetServers: a package keeps its connections real when it imports net/http or net/rpc
+// while they are not instrumented (or a server of net/http's that never is, net/http/fcgi), or
+// a package of a module that is not instrumented and uses package net; not for an
+// instrumented one, nor for a library that does not use net, nor for net/http's passive
+// parts.
 func TestNetServers(t *testing.T) {
 	netPkg := &packages.Package{PkgPath: "net"}
 	lib := &packages.Package{PkgPath: "example.com/lib/mux", Module: &packages.Module{Path: "example.com/lib"}, Imports: map[string]*packages.Package{"net": netPkg}}
 	own := &packages.Package{PkgPath: "example.com/m/mux", Module: &packages.Module{Path: "example.com/m", Main: true}, Imports: map[string]*packages.Package{"net": netPkg}}
 	plain := &packages.Package{PkgPath: "example.com/lib/assert", Module: &packages.Module{Path: "example.com/lib"}, Imports: map[string]*packages.Package{"fmt": {PkgPath: "fmt"}}}
-	instrumented := func(p *packages.Package) bool { return p.Module != nil && p.Module.Main }
+	stdHTTP, stdTest := &packages.Package{PkgPath: "net/http"}, &packages.Package{PkgPath: "net/http/httptest"}
+	instrumented := func(p *packages.Package) bool { return p.Module != nil && p.Module.Main || p == stdHTTP || p == stdTest }
 	for _, tt := range []struct {
 		imports []*packages.Package
 		want    string
@@ -169,6 +181,11 @@ func TestNetServers(t *testing.T) {
 		{[]*packages.Package{{PkgPath: "net/rpc/jsonrpc"}}, "the package imports net/rpc/jsonrpc, whose goroutines the engine does not run"},
 		{[]*packages.Package{netPkg, lib}, "the package imports example.com/lib/mux, which is not instrumented and uses package net"},
 		{[]*packages.Package{netPkg, own, plain, {PkgPath: "io"}}, ""},
+		// net/http instrumented itself (stdlib.go), and the parts of it that neither serve
+		// nor dial: the package's connections are the virtual network's.
+		{[]*packages.Package{netPkg, stdHTTP, stdTest}, ""},
+		{[]*packages.Package{netPkg, {PkgPath: "net/http/httptrace"}, {PkgPath: "net/http/cookiejar"}}, ""},
+		{[]*packages.Package{netPkg, stdHTTP, {PkgPath: "net/http/fcgi"}}, "the package imports net/http/fcgi, whose goroutines the engine does not run"},
 	} {
 		p := &packages.Package{PkgPath: "example.com/m", Imports: map[string]*packages.Package{}}
 		for _, q := range tt.imports {

@@ -302,3 +302,66 @@ func TestPipeOutsideAnExecution(t *testing.T) {
 		t.Fatalf("a real net.Pipe has no CloseWrite: %T", a)
 	}
 }
+
+// TestUnixSockets: a Unix socket listener is the virtual network's, at its path: an echo over
+// it is explored with no limitation and no false report; a second listen of an open path is
+// EADDRINUSE; a dial of the path after the listener closed is ENOENT (package net removes the
+// socket's file); and a client and a server that both read first deadlock.
+func TestUnixSockets(t *testing.T) {
+	const path = "/nonexistent/interleave/echo.sock" // nothing is made in the file system
+	clean := func(et *engine.T) {
+		l, err := vnet.Listen("unix", path, "u.go:1")
+		if err != nil {
+			et.Fatalf("listen: %v", err)
+		}
+		if a := l.Addr(); a.Network() != "unix" || a.String() != path {
+			et.Errorf("Addr() = %s %q", a.Network(), a)
+		}
+		if _, err := vnet.Listen("unix", path, "u.go:2"); !errors.Is(err, syscall.EADDRINUSE) {
+			et.Errorf("second listen: %v, want EADDRINUSE", err)
+		}
+		served := make(chan struct{})
+		engine.Go(func() { tcpEcho(l); engine.Close(served, "u.go:3") }, "u.go:4")
+		c, err := vnet.Dial("unix", path, "u.go:5")
+		if err != nil {
+			et.Fatalf("dial: %v", err)
+		}
+		c.Write([]byte("ping"))
+		c.(interface{ CloseWrite() error }).CloseWrite()
+		if got, err := io.ReadAll(c); err != nil || string(got) != "ping" {
+			et.Errorf("echo = %q, %v", got, err)
+		}
+		c.Close()
+		l.Close()
+		engine.Recv(served, "u.go:6")
+		if _, err := vnet.Dial("unix", path, "u.go:7"); !errors.Is(err, syscall.ENOENT) {
+			et.Errorf("dial after close: %v, want ENOENT", err)
+		}
+	}
+	noBug(t, explore(t, clean, random(7), 200))
+
+	deadlock := func(et *engine.T) {
+		l, err := vnet.Listen("unix", path, "d.go:1")
+		if err != nil {
+			et.Fatalf("listen: %v", err)
+		}
+		engine.Go(func() {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 4)) // the server waits for the request
+			c.Write([]byte("pong"))
+		}, "d.go:2")
+		c, err := vnet.Dial("unix", path, "d.go:3")
+		if err != nil {
+			et.Fatalf("dial: %v", err)
+		}
+		c.Read(make([]byte, 4)) // the client waits for a banner
+		c.Write([]byte("ping"))
+	}
+	rep := explore(t, deadlock, random(8), 20)
+	if rep.First == nil || rep.First.Bug.Kind != engine.Deadlock || strings.Count(rep.First.Bug.Message, "net.read") != 2 {
+		t.Fatalf("want a deadlock with both ends at net.read, got %+v", rep.First)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,5 +163,23 @@ var DefaultTransport RoundTripper = &Transport{
 	p.PkgPath = "net/rpc"
 	if out := stdStateFile(p); out != nil {
 		t.Errorf("net/rpc has a state file:\n%s", out)
+	}
+}
+
+// TestRuntimeImportsNoInstrumentedStd: the standard library's packages rewritten for their
+// synchronization import the engine and engine/vnet once rewritten, so no runtime package
+// may depend on one of them: the instrumented build would have an import cycle.
+func TestRuntimeImportsNoInstrumentedStd(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", enginePath, vnetPath, harnessPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if stdInstrumented[pkg] {
+			t.Errorf("the runtime packages depend on %s, which the instrumenter rewrites to import them", pkg)
+		}
 	}
 }

@@ -28,6 +28,11 @@ import (
 //     that never got what it waits for — a result never sent, a stopped timer's tick — or
 //     blocked sending, locking, or waiting for a WaitGroup or on a nil channel, was
 //     abandoned by the code: a leak.
+//   - A server the test never stopped is the same worker, on the virtual network: a goroutine
+//     blocked forever accepting on a listener nobody closed (an httptest.NewServer without
+//     Close), or reading a connection at the read it already completed before (a keep-alive
+//     connection waiting for its next request or response). A read that never got what it
+//     waits for is a leak.
 //   - Goroutines left running on recurring timers (a janitor on a ticker, a retry loop), or
 //     still running at the step bound, are background goroutines: a notice, and with
 //     Config.StrictLeaks a leak.
@@ -130,8 +135,20 @@ func (e *Exec) leftBlocked(blocked []*goroutine) {
 
 // waitsForWork reports whether g is blocked receiving (a receive, a range, or a select whose
 // every case receives, from at least one channel that is not nil) at the operation it last
-// completed: a worker idle in its loop.
+// completed: a worker idle in its loop; or accepting on a virtual listener, or reading a
+// virtual connection at the read it completed before: a server idle between clients or
+// requests.
 func waitsForWork(g *goroutine) bool {
+	switch g.pending.Kind {
+	case OpNetAccept:
+		// A server whose listener the test never closed: it waits for the next client
+		// (httptest.NewServer without Close), whether one came before or not.
+		return true
+	case OpNetRead:
+		// A connection idle between requests (a keep-alive connection's server or client)
+		// at the read it completed before; a read that never got its reply is a leak.
+		return g.served == g.pending.Pos
+	}
 	o, ok := g.blockedOn.(*chanOp)
 	if !ok || o.done || g.served != g.pending.Pos {
 		return false

@@ -337,7 +337,7 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 		}
 	}
 	e.yield(g)
-	if op.Kind == OpRecv || op.Kind == OpSelect {
+	if op.Kind == OpRecv || op.Kind == OpSelect || op.Kind == OpNetRead {
 		g.served = op.Pos
 	}
 	if g.blockedOn != nil {

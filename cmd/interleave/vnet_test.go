@@ -54,7 +54,7 @@ func TestVirtualNetworkEndToEnd(t *testing.T) {
 		t.Errorf("the Unix socket deadlock's reads are not placed in unixecho.go: %q", e.Bug.Message)
 	}
 	for _, test := range []string{"TestGreetHandshake", "TestCloseAndWait", "TestRequests", "TestSilentServer", "TestPipeAnswer",
-		"TestEcho", "TestLockedHits", "TestTLSLockedHits", "TestGetThenShutdown"} {
+		"TestEcho", "TestLockedHits", "TestTLSLockedHits", "TestGetThenShutdown", "TestDefaultMux"} {
 		e := finalEvent(t, out, test)
 		if e.Action != "pass" || e.Notice != "" {
 			t.Errorf("%s: %s, notice %q (bug %+v), want a pass with no notice", test, e.Action, e.Notice, e.Bug)
@@ -63,6 +63,11 @@ func TestVirtualNetworkEndToEnd(t *testing.T) {
 		// take no real time.
 		if test == "TestSilentServer" && (e.Schedules == nil || *e.Schedules < 2 || e.Elapsed == nil || *e.Elapsed > 3) {
 			t.Errorf("TestSilentServer: %v schedules in %v s, want several, in less than one native run's 3 s", e.Schedules, e.Elapsed)
+		}
+		// TestDefaultMux registers its handler on http.DefaultServeMux in every execution:
+		// each starts with the mux as it was (empty), or the second would panic.
+		if test == "TestDefaultMux" && (e.Schedules == nil || *e.Schedules < 2) {
+			t.Errorf("TestDefaultMux: %v schedules, want several", e.Schedules)
 		}
 	}
 

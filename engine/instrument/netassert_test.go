@@ -172,7 +172,9 @@ func TestNetServers(t *testing.T) {
 	own := &packages.Package{PkgPath: "example.com/m/mux", Module: &packages.Module{Path: "example.com/m", Main: true}, Imports: map[string]*packages.Package{"net": netPkg}}
 	plain := &packages.Package{PkgPath: "example.com/lib/assert", Module: &packages.Module{Path: "example.com/lib"}, Imports: map[string]*packages.Package{"fmt": {PkgPath: "fmt"}}}
 	stdHTTP, stdTest := &packages.Package{PkgPath: "net/http"}, &packages.Package{PkgPath: "net/http/httptest"}
-	instrumented := func(p *packages.Package) bool { return p.Module != nil && p.Module.Main || p == stdHTTP || p == stdTest }
+	instrumented := func(p *packages.Package) bool {
+		return p.Module != nil && p.Module.Main || p == stdHTTP || p == stdTest
+	}
 	for _, tt := range []struct {
 		imports []*packages.Package
 		want    string

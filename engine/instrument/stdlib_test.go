@@ -114,7 +114,8 @@ func (s *S) Close() int {
 
 // TestStdStateFile: net/http's state file gives every execution a DefaultTransport made by
 // the declaration's own initializer, unless the program set one of its own before the
-// exploration; other packages have none.
+// exploration, and an empty DefaultServeMux when it was empty then; net/rpc's gives
+// DefaultServer back the services it had; other packages have none.
 func TestStdStateFile(t *testing.T) {
 	const src = `package http
 
@@ -160,9 +161,19 @@ var DefaultTransport RoundTripper = &Transport{
 	if _, err := parser.ParseFile(token.NewFileSet(), "zz.go", out, 0); err != nil {
 		t.Errorf("state file does not parse: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "emptyMux := reflect.DeepEqual(*mux, ServeMux{})") || !strings.Contains(out, "*mux = ServeMux{}") {
+		t.Errorf("state file does not empty a DefaultServeMux that was empty:\n%s", out)
+	}
 	p.PkgPath = "net/rpc"
+	out = string(stdStateFile(p))
+	for _, w := range []string{"package rpc\n", "saved.serviceMap.Range(", "saved.serviceMap.Clear()", "saved.serviceMap.Store(names[i], services[i])"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("net/rpc's state file lacks %q:\n%s", w, out)
+		}
+	}
+	p.PkgPath = "crypto/tls"
 	if out := stdStateFile(p); out != nil {
-		t.Errorf("net/rpc has a state file:\n%s", out)
+		t.Errorf("crypto/tls has a state file:\n%s", out)
 	}
 }
 

@@ -365,3 +365,59 @@ func TestUnixSockets(t *testing.T) {
 		t.Fatalf("want a deadlock with both ends at net.read, got %+v", rep.First)
 	}
 }
+
+// TestServerNeverStopped: a server the test never stopped, idle in Accept or on a keep-alive
+// connection at the read it completed before, is a notice (go test passes such a test), not
+// a leak; a client left waiting for a reply that never comes is a leak.
+func TestServerNeverStopped(t *testing.T) {
+	idle := func(et *engine.T) {
+		l, err := vnet.Listen("tcp", "127.0.0.1:0", "i.go:1")
+		if err != nil {
+			et.Fatalf("listen: %v", err)
+		}
+		engine.Go(func() { // a server that answers each line, on every connection
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				engine.Go(func() {
+					buf := make([]byte, 4)
+					for {
+						if _, err := io.ReadFull(c, buf); err != nil {
+							return
+						}
+						c.Write(buf)
+					}
+				}, "i.go:2")
+			}
+		}, "i.go:3")
+		c, err := vnet.Dial("tcp", l.Addr().String(), "i.go:4")
+		if err != nil {
+			et.Fatalf("dial: %v", err)
+		}
+		c.Write([]byte("ping"))
+		io.ReadFull(c, make([]byte, 4)) // answered; the connection stays open, idle
+	}
+	rep := explore(t, idle, random(9), 50)
+	noBug(t, rep)
+	if rep.Background == nil {
+		t.Fatalf("no notice of the server left accepting and reading")
+	}
+
+	abandoned := func(et *engine.T) {
+		l, err := vnet.Listen("tcp", "127.0.0.1:0", "a.go:1")
+		if err != nil {
+			et.Fatalf("listen: %v", err)
+		}
+		c, err := vnet.Dial("tcp", l.Addr().String(), "a.go:2")
+		if err != nil {
+			et.Fatalf("dial: %v", err)
+		}
+		engine.Go(func() { c.Read(make([]byte, 4)) }, "a.go:3") // a reply nobody sends
+	}
+	rep = explore(t, abandoned, random(10), 20)
+	if rep.First == nil || rep.First.Bug.Kind != engine.Leak || !strings.Contains(rep.First.Bug.Message, "net.read") {
+		t.Fatalf("want a leak at the client's read, got %+v", rep.First)
+	}
+}

@@ -149,3 +149,17 @@ func TestGetThenShutdown(t *testing.T) {
 		t.Errorf("shutdown: %v", err)
 	}
 }
+
+// TestDefaultMux: a handler registered on http.DefaultServeMux by the test, served by a server
+// with no handler of its own. (Each execution registers it again, as the test's first run
+// does.)
+func TestDefaultMux(t *testing.T) {
+	c := &LockedCounter{}
+	http.Handle("/count", c)
+	ts := httptest.NewServer(nil)
+	defer ts.Close()
+	twoRequests(t, ts.Client(), ts.URL+"/count")
+	if c.Hits() != 2 {
+		t.Errorf("%d hits counted after 2 requests", c.Hits())
+	}
+}

@@ -15,7 +15,11 @@ import (
 // different program each time. In a controlled execution, MapRange yields the entries in the
 // order of their keys (numbers, strings and booleans by value, arrays and structs field by
 // field, interfaces by dynamic type, then value). Keys with no order that is the same in every
-// execution (pointers, channels, or values holding them) keep Go's order.
+// execution (pointers, channels, or values holding them) come in the order in which the
+// execution first stored them into a map with MapStore (a server's connections, in the order
+// it accepted them), which the schedule decides; when one of them was not stored so (the map
+// was filled by code that was not instrumented, or by an earlier execution), they keep Go's
+// order.
 //
 // The semantics of a map range are kept: the range expression is evaluated once; an entry
 // deleted before it is reached is not produced; the value produced is the entry's value when it

@@ -6,8 +6,8 @@ package instrument
 // connections the user's code makes and the goroutines it starts, not those of net/http: an
 // http.Server serves each connection in a goroutine of its own, an http.Transport dials and
 // reads responses in goroutines of its own, and both wait on their own channels, mutexes and
-// condition variables, where the engine cannot see them. So when a test binary links
-// net/http, the standard library's packages below are rewritten too, from their GOROOT
+// condition variables, where the engine cannot see them. So when a test binary links them,
+// the standard library's packages below are rewritten too, from their GOROOT
 // files through the build's overlay, as the user's are but for memory accesses (syncOnly):
 // their go statements, channel operations, sync and sync/atomic operations, time and context
 // deadlines become the engine's, their map ranges take a fixed order, and their net.Listen and
@@ -15,7 +15,8 @@ package instrument
 // client's are then goroutines the engine runs, a request racing a shutdown is a choice of
 // the schedule, and crypto/tls's locks over a virtual connection are the engine's.
 //
-// The engine's runtime packages import none of these (engine/deps_test.go keeps it so), so
+// The engine's runtime packages import none of these (TestRuntimeImportsNoInstrumentedStd
+// keeps it so), so
 // an instrumented net/http may import them without a cycle. When the instrumented build
 // fails (a construct of a newer Go the rewriter gets wrong), the build is made again without
 // them and the user's connections that net/http could reach stay real, as netServers says:
@@ -31,8 +32,8 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// stdInstrumented lists the standard library's packages instrumented (syncOnly) in a test
-// binary that links net/http or net/rpc.
+// stdInstrumented lists the standard library's packages instrumented (syncOnly) in the test
+// binaries that link them.
 var stdInstrumented = map[string]bool{
 	"net/http":          true,
 	"net/http/httptest": true,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -24,12 +25,22 @@ import (
 // with a bug by each interleave run, the bugs of the 100-schedule run that the default run did
 // not report being listed as lost, and those of the default run that realMods does not list as
 // real. It runs each command once, whatever b.N (run it with
-// -benchtime=1x), and prints the table; -short skips it.
+// -benchtime=1x), and prints the table; -short skips it. INTERLEAVE_REALMODS_BENCH, a regular
+// expression, measures only the modules whose path it matches (the whole table takes about
+// twenty minutes on two cores):
 //
 //	go test ./engine/instrument -run '^$' -bench RealModulesBudget -benchtime=1x -timeout 2h
+//	INTERLEAVE_REALMODS_BENCH='pond|workerpool' go test ./engine/instrument -run '^$' -bench RealModulesBudget -benchtime=1x
 func BenchmarkRealModulesBudget(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds and explores eleven real modules")
+	}
+	only := regexp.MustCompile("")
+	if v := os.Getenv("INTERLEAVE_REALMODS_BENCH"); v != "" {
+		var err error
+		if only, err = regexp.Compile(v); err != nil {
+			b.Fatalf("INTERLEAVE_REALMODS_BENCH=%q: %v", v, err)
+		}
 	}
 	modDir, err := filepath.Abs(filepath.Join("testdata", "realmods"))
 	if err != nil {
@@ -48,6 +59,9 @@ func BenchmarkRealModulesBudget(b *testing.B) {
 	}
 	var rows []row
 	for _, m := range realMods {
+		if !only.MatchString(m.module) {
+			continue
+		}
 		filter := func(args []string) []string {
 			if m.run != "" {
 				args = append(args, "-run", m.run)
@@ -104,6 +118,9 @@ func BenchmarkRealModulesBudget(b *testing.B) {
 		ratios = append(ratios, ratio)
 		fmt.Fprintf(w, "%s\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t%d\t%d\t%d\t%s\t%s\t%s\n", r.module, r.goTest.Seconds(), r.def.Seconds(), ratio, r.hundred.Seconds(),
 			r.defTests, len(r.defBugs), len(r.hundredBugs), strings.Join(r.lost, " "), strings.Join(r.unknown, " "), stoppedText(r.defStopped))
+	}
+	if len(rows) == 0 {
+		b.Fatalf("INTERLEAVE_REALMODS_BENCH=%q matches no module of realMods", os.Getenv("INTERLEAVE_REALMODS_BENCH"))
 	}
 	sort.Float64s(ratios)
 	fmt.Fprintf(w, "total\t%.1fs\t%.1fs\t%.1f×\t%.1fs\t\t\t\t\t\tmedian ratio %.1f×\n", goTotal.Seconds(), defTotal.Seconds(), defTotal.Seconds()/goTotal.Seconds(), hundredTotal.Seconds(), ratios[len(ratios)/2])

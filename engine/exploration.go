@@ -34,6 +34,7 @@ type exploration struct {
 	delayed, clockAhead bugNotice
 	sharer              PointsSharer
 	plateau             plateau
+	pairs               pairCoverage // measured with Config.Plateau only
 
 	// turn is the execution in flight, its number shifted left by 2, with its state in the
 	// low bits (turnPassed, turnEnded, turnAbandoned).
@@ -168,7 +169,7 @@ func (x *exploration) before() (stop bool) {
 		rep.Stopped = "canceled"
 		return true
 	}
-	if w, ok := x.plateau.reached(cfg.Plateau, rep.Schedules, rep.Interleavings); ok {
+	if w, ok := x.plateau.reached(cfg.Plateau, rep.Schedules); ok {
 		rep.Stopped, rep.PlateauWindow = "plateau", w
 		return true
 	}
@@ -225,7 +226,7 @@ func (x *exploration) after(res *Result) (stop bool) {
 		x.fixedData = true
 	}
 	rep.Schedules++
-	fresh := false // a new interleaving or race
+	fresh := false // a new race or operation pair
 	if len(res.Races) > 0 {
 		var races []DataRace // first seen
 		rep.addRaces(x.races, res.Races, rep.Schedules, func(f []*DataRace) {
@@ -269,12 +270,18 @@ func (x *exploration) after(res *Result) (stop bool) {
 	if _, ok := x.seen[res.Fingerprint]; !ok {
 		x.seen[res.Fingerprint] = struct{}{}
 		rep.Interleavings++
-		fresh = true
 		if cfg.Fingerprints && len(rep.Fingerprints) < MaxFingerprints {
 			rep.Fingerprints = append(rep.Fingerprints, res.Fingerprint)
 		}
 	}
-	x.plateau.note(rep.Schedules, res, fresh, cfg.Strategy)
+	if cfg.Plateau > 0 {
+		// The execution's trace is still the runner's: the next one has not begun.
+		if x.pairs.add(r.e.trace) > 0 {
+			fresh = true
+		}
+		rep.Coverage = x.pairs.covered()
+	}
+	x.plateau.note(rep.Schedules, res, fresh)
 	rep.Deterministic, rep.DrewData = !x.plateau.choice, x.plateau.drewData
 	switch {
 	case res.Err != nil:

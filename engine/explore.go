@@ -86,10 +86,10 @@ type Config struct {
 	// the same position wherever the module is, so that its schedule replays after a move.
 	Root string
 	// Plateau, when positive, stops the exploration once its executions stop showing
-	// anything new (plateau.go): none in the last max(Plateau, PlateauFactor × the distinct
-	// interleavings so far) executions, or, while no execution had a scheduling choice, after
-	// the one execution of a test without data nondeterminism (PlateauDataOnly with it).
-	// 0: the exploration runs to its other bounds.
+	// anything new (plateau.go): no new operation pair or data race in the last
+	// max(Plateau, the number of the last execution that showed one) executions, or, while
+	// no execution had a scheduling choice, after the one execution of a test without data
+	// nondeterminism (PlateauDataOnly with it). 0: the exploration runs to its other bounds.
 	Plateau int
 }
 
@@ -139,6 +139,9 @@ type Report struct {
 	// and Fingerprints theirs, with Config.Fingerprints.
 	Interleavings int
 	Fingerprints  []uint64
+	// Coverage is the number of distinct operation pairs the executions covered (coverage.go:
+	// which operation followed which on an object), measured with Config.Plateau only.
+	Coverage      int
 	MaxGoroutines int
 	MaxSteps      int
 	Elapsed       time.Duration

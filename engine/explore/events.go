@@ -28,6 +28,10 @@ type Event struct {
 	Schedules     int `json:"Schedules"`
 	Buggy         int `json:"Buggy"`
 	Interleavings int `json:"Interleavings"`
+	// Coverage is the number of distinct operation pairs the executions covered (which
+	// operation followed which on an object), measured by a default budget's plateau
+	// (engine.Report.Coverage; result only, 0 when not measured).
+	Coverage      int `json:"Coverage,omitempty"`
 	MaxGoroutines int `json:"MaxGoroutines,omitempty"`
 	MaxSteps      int `json:"MaxSteps,omitempty"`
 	// Part is the part of a partitioned exploration ("2/4", see strategy.Part), and Probes
@@ -72,7 +76,7 @@ type Event struct {
 	// goroutines still changed state: their ends, and the test's final checks, never ran.
 	Cut int `json:"Cut,omitempty"`
 	// Plateau, with Stopped "plateau", is the number of executions in a row that showed
-	// nothing new (no new interleaving, data race or coverage) when the exploration stopped;
+	// nothing new (no new operation pair or data race) when the exploration stopped;
 	// OneSchedule is set when no execution had a scheduling choice (one goroutine, no select
 	// between ready cases), and DrewData when the executions drew math/rand values.
 	Plateau     int  `json:"Plateau,omitempty"`
@@ -164,7 +168,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	e := &Event{
 		Event: "result", Test: name, Package: info.Package, Strategy: rep.Strategy,
 		Elapsed: rep.Elapsed.Seconds(), Schedules: rep.Schedules, Buggy: rep.Buggy,
-		Interleavings: rep.Interleavings, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
+		Interleavings: rep.Interleavings, Coverage: rep.Coverage, MaxGoroutines: rep.MaxGoroutines, MaxSteps: rep.MaxSteps,
 		Stopped: rep.Stopped, Exhausted: rep.Exhausted, Limitations: rep.Limitations,
 		FirstBug: rep.FirstAt, Probes: rep.Probes, Fingerprints: rep.Fingerprints,
 		PeakMemory: peakMemory(), Cut: rep.StepBound,

@@ -73,8 +73,8 @@ func Using(s engine.Strategy) Option { return func(o *options) { o.strategy = s 
 // Schedules bounds the number of schedules (default 10,000). Given, the exploration runs to
 // it exactly (or to a bug, the end of the strategy's space, or a time budget given with
 // Timeout): without it, a test stops at its default time budget (DefaultTime), and a test
-// whose executions stop showing anything new — no new interleaving, data race or coverage —
-// stops early (engine.Config.Plateau), a test with no scheduling choice explored once.
+// whose executions stop showing anything new — no new operation pair or data race — stops
+// early (engine.Config.Plateau), a test with no scheduling choice explored once.
 func Schedules(n int) Option { return func(o *options) { o.setSchedules(n) } }
 
 func (o *options) setSchedules(n int) {

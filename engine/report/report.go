@@ -32,7 +32,8 @@ func Summary(rep *engine.Report) string {
 
 // Stopped says why an exploration stopped before its schedule space's end, for a person:
 // "stopped: time budget (5s)" (with the budget, when known), "stopped: schedule budget",
-// "stopped: no new coverage", "stopped: canceled"; "" for the other reasons, which the
+// "stopped: no new operation pair or data race", "stopped: canceled"; "" for the other
+// reasons, which the
 // result says otherwise (a bug, the space exhausted, an abandoned execution).
 func Stopped(stopped string, timeBudget time.Duration) string {
 	switch stopped {
@@ -44,7 +45,7 @@ func Stopped(stopped string, timeBudget time.Duration) string {
 	case "schedules":
 		return "stopped: schedule budget"
 	case "plateau":
-		return "stopped: no new coverage"
+		return "stopped: no new operation pair or data race"
 	case "canceled":
 		return "stopped: canceled"
 	}

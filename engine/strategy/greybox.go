@@ -108,9 +108,6 @@ type Greybox struct {
 	ended, lastNew int
 	// observing is set while another member's execution is observed (Observer).
 	observing bool
-	// covered is set when the last execution ended (or observed) covered something new
-	// (engine.Coverer).
-	covered bool
 }
 
 // greyboxFreshEvery is how often an execution is fresh once the corpus is not empty: fresh
@@ -244,15 +241,10 @@ func (s *Greybox) Learning() bool {
 // Learning.
 const greyboxLearnWindow = 100
 
-// NewCoverage implements engine.Coverer: whether the execution that just ended (its own, or
-// another member's it observed) joined the corpus: it covered an element or showed a data race
-// not seen before.
-func (s *Greybox) NewCoverage() bool { return s.covered }
-
 // Begin implements engine.Strategy. It always returns true.
 func (s *Greybox) Begin() bool {
 	s.next()
-	s.observing, s.covered = false, false
+	s.observing = false
 	s.base, s.cut, s.step, s.replayed, s.diverged = nil, 0, 0, 0, false
 	s.dataSeed = s.rng.Uint64() | 1
 	if s.focusLeft > 0 {
@@ -276,7 +268,7 @@ func (s *Greybox) resetExecution() {
 
 // ObserveBegin implements Observer: another member of the portfolio begins an execution.
 func (s *Greybox) ObserveBegin() {
-	s.base, s.covered = nil, false
+	s.base = nil
 	s.resetExecution()
 	s.observing = true
 }
@@ -475,7 +467,7 @@ func (s *Greybox) End(r *engine.Result) {
 	if len(firsts) == 0 && !newRace {
 		return
 	}
-	s.lastNew, s.covered = s.ended, true
+	s.lastNew = s.ended
 	e := &greyboxEntry{
 		picks:    slices.Clone(s.picks),
 		choices:  slices.Clone(s.choices),

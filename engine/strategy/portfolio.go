@@ -491,24 +491,6 @@ func (p *Portfolio) End(r *engine.Result) {
 	p.observers(func(o Observer) { o.ObserveEnd(r, seed) })
 }
 
-// NewCoverage implements engine.Coverer: whether the member of the execution that just ended,
-// or a member that observed it, measured it covering something new.
-func (p *Portfolio) NewCoverage() bool {
-	if p.cur < 0 {
-		return false
-	}
-	covered := func(s engine.Strategy) bool {
-		c, ok := s.(engine.Coverer)
-		return ok && c.NewCoverage()
-	}
-	if covered(p.members[p.cur].s) {
-		return true
-	}
-	seen := false
-	p.observers(func(o Observer) { seen = seen || covered(o.(engine.Strategy)) })
-	return seen
-}
-
 // Recovered implements engine.Recoverer: after an execution that a member's own error aborted
 // (End), the exploration goes on while another member is in the rotation.
 func (p *Portfolio) Recovered() (notice string, ok bool) {

@@ -73,6 +73,9 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 		c.Test, c.Package, c.Strategy, c.Points = e.Test, e.Package, e.Strategy, e.Points
 		c.Schedules += e.Schedules
 		c.Buggy += e.Buggy
+		// The parts' pairs are counts, not sets: their union has at least the most any
+		// part covered.
+		c.Coverage = max(c.Coverage, e.Coverage)
 		if e.Interleavings > len(e.Fingerprints) {
 			// More than the part listed (engine.MaxFingerprints): a count, not a set.
 			c.Interleavings += e.Interleavings

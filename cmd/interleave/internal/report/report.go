@@ -126,5 +126,5 @@ func PlateauText(e *explore.Event) string {
 	case e.OneSchedule:
 		return fmt.Sprintf("one goroutine and no scheduling choice; stopped after %d schedules, its math/rand values drawn anew in each: nothing new in the last %d", e.Schedules, e.Plateau)
 	}
-	return fmt.Sprintf("stopped after %d schedules: no new interleaving, data race or coverage in the last %d", e.Schedules, e.Plateau)
+	return fmt.Sprintf("stopped: no new operation pair or data race in the last %s schedules", base.Thousands(e.Plateau))
 }

@@ -242,6 +242,9 @@ func (o *output) result(t testOutcome) {
 			rate = float64(e.Schedules) / e.Elapsed
 		}
 		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings", base.Thousands(e.Schedules), base.Thousands(e.Interleavings))
+		if e.Coverage > 0 {
+			what += fmt.Sprintf(", %s operation pairs", base.Thousands(e.Coverage))
+		}
 		if e.Races > 0 {
 			what += fmt.Sprintf(", %d racy pair(s)", e.Races)
 		}
@@ -250,7 +253,7 @@ func (o *output) result(t testOutcome) {
 			what += ": " + e.Exhausted
 		}
 		if p := clireport.PlateauText(e); p != "" {
-			what += ": " + p
+			what += plateauSep(e) + p
 		} else if s := report.Stopped(e.Stopped, time.Duration(e.TimeBudget*float64(time.Second))); s != "" {
 			what += "; " + s
 		}
@@ -387,4 +390,14 @@ func (o *output) schedule(b *explore.EventBug, trace []schedule.Step) {
 // line said "bug after 4 schedule(s)" under it, the workers' sum.
 func bugRun(kind string, schedules int) string {
 	return fmt.Sprintf("%s bug, %s schedule(s) run", kind, base.Thousands(schedules))
+}
+
+// plateauSep joins a test's line to why its exploration stopped at its plateau: "; " before
+// "stopped: …", as the other reasons to stop, ": " before the description of a test with one
+// schedule.
+func plateauSep(e *explore.Event) string {
+	if e.OneSchedule {
+		return ": "
+	}
+	return "; "
 }

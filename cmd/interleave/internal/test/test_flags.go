@@ -395,11 +395,12 @@ set as -strategy stride:p=0.0216, -p being the number of processes.
 
 Without -schedules or -time, each test has a time budget (-time, default 5s, race-detection
 phase included; the run's -total-time, default 2m, is shared among the tests, none cut below
-0.5s) and at most 10,000 schedules, and stops early once its executions stop showing anything
-new: none of the last max(1000, 10 × its distinct interleavings) schedules showed a new
-interleaving, data race or greybox coverage ("stopped after N schedules: no new interleaving,
-data race or coverage in the last M"); a test with one goroutine and no scheduling choice runs
-once (until 100 schedules in a row show nothing new when it draws math/rand values).
+0.5s) and at most 10,000 schedules, and stops early once its executions stop covering anything
+new: no new operation pair (which operation follows which on an object, by kind and line, by one
+goroutine or two) or data race in the last max(1000, the number of the last schedule that
+covered one) schedules ("stopped: no new operation pair or data race in the last 1,000
+schedules"; the line counts the pairs covered); a test with one goroutine and no scheduling
+choice runs once (until 100 schedules in a row show nothing new when it draws math/rand values).
 -schedules N given runs exactly N schedules (or to a -time given, a bug, or the end of the
 strategy's space). A test's line says why it stopped ("stopped: time budget (5s)").
 

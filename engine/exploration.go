@@ -173,6 +173,9 @@ func (x *exploration) before() (stop bool) {
 		rep.Stopped, rep.PlateauWindow = "plateau", w
 		return true
 	}
+	if p, ok := cfg.Strategy.(Paced); ok && cfg.Time > 0 {
+		p.SetExecutionsLeft(ExecutionsLeft(cfg.Time, time.Since(x.start), rep.Schedules, cfg.Schedules))
+	}
 	begun := cfg.Strategy.Begin()
 	if x.sharer != nil && r.makeRacy(x.sharer.AgreedRacyPoints()) {
 		rep.RacyPointsGrew++ // the strategy restarted its search itself

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestPairCoverage: a pair is two operations in a row on one object, named by their kinds and
 // positions and whether one goroutine made both; the same pairs on other objects (another
@@ -91,5 +94,30 @@ func TestPlateauRule(t *testing.T) {
 				t.Errorf("stopped after %d executions, want %d", stopped, tc.stop)
 			}
 		})
+	}
+}
+
+// TestExecutionsLeft: the rest of a time budget at the mean duration of the executions so
+// far, no more than the schedules left; not known (-1) without a time budget or before the
+// first execution.
+func TestExecutionsLeft(t *testing.T) {
+	const s = time.Second
+	for _, tc := range []struct {
+		budget, elapsed time.Duration
+		n, schedules    int
+		want            int
+	}{
+		{0, s, 10, 0, -1},
+		{5 * s, 0, 0, 0, -1},
+		{5 * s, s, 10, 0, 40},
+		{5 * s, s, 10, 30, 20},
+		{5 * s, 6 * s, 10, 0, 0},
+		{5 * s, 5 * s, 10, 0, 0},
+		{5 * s, 0, 10, 12, 2},
+		{5 * s, 100 * time.Millisecond, 1, 0, 49},
+	} {
+		if got := ExecutionsLeft(tc.budget, tc.elapsed, tc.n, tc.schedules); got != tc.want {
+			t.Errorf("ExecutionsLeft(%v, %v, %d, %d) = %d, want %d", tc.budget, tc.elapsed, tc.n, tc.schedules, got, tc.want)
+		}
 	}
 }

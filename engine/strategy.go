@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"time"
+)
 
 // Strategy chooses the interleaving of each execution. It is an oracle that lives across
 // executions, with this lifecycle:
@@ -57,6 +61,36 @@ type DataSeeder interface {
 // before the first execution, when the bound is set.
 type Budgeted interface {
 	SetBudget(schedules int)
+}
+
+// Paced is implemented by strategies that plan by how many executions the exploration's time
+// budget still allows (a portfolio gives the turns of its members that need many executions
+// to those that find bugs in few, when few remain). Before each execution but the first,
+// Explore calls SetExecutionsLeft with the executions the rest of the time budget holds at the
+// mean duration of those run so far (ExecutionsLeft), and with -1 when the exploration has no
+// time budget: a budget of schedules alone (Config.Schedules) is explored as it always was.
+type Paced interface {
+	SetExecutionsLeft(n int)
+}
+
+// ExecutionsLeft is how many more executions a time budget holds after n executions took
+// elapsed: the rest of the budget at their mean duration, no more than the schedules left
+// when there is a budget of schedules too (schedules > 0). It is -1 without a time budget or
+// before the first execution: not known.
+func ExecutionsLeft(budget, elapsed time.Duration, n, schedules int) int {
+	if budget <= 0 || n <= 0 {
+		return -1
+	}
+	left := 0
+	if elapsed <= 0 {
+		left = math.MaxInt
+	} else if rest := budget - elapsed; rest > 0 {
+		left = int(min(float64(rest)/float64(elapsed)*float64(n), math.MaxInt32))
+	}
+	if schedules > 0 {
+		left = min(left, max(schedules-n, 0))
+	}
+	return left
 }
 
 // WholeScheduleSpace is how a search that exhausted every schedule of the program says so:

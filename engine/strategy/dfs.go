@@ -57,6 +57,7 @@ type Systematic struct {
 
 	schedules int
 	atBound   int // schedules explored at the current bound
+	lastLen   int // decisions made by the last execution that ended
 	lastCost  int
 	maxCost   int
 	diverged  int // executions that ended before replaying their prefix
@@ -328,6 +329,16 @@ func (s *Systematic) waiting(c int) int {
 	return n
 }
 
+// warmUp implements warmer (Portfolio.SetExecutionsLeft): the schedules of the search's next
+// level, about one a decision of its last execution (each level adds a delay or a preemption,
+// at any decision), 0 before the first execution.
+func (s *Systematic) warmUp() int {
+	if s.fallback != nil {
+		return 0 // random walks, each drawn independently
+	}
+	return s.lastLen
+}
+
 // SetBudget implements engine.Budgeted. A search that explores one part of the tree (-p,
 // -shard) keeps every item: some of its executions are probes, which the bound does not count.
 func (s *Systematic) SetBudget(schedules int) { s.budget = schedules }
@@ -525,6 +536,7 @@ func (s *Systematic) End(r *engine.Result) {
 		return
 	}
 	s.resolve()
+	s.lastLen = s.pos
 	reached := s.pos - len(s.path)
 	if reached < len(s.stack) && r.Err == nil {
 		// The execution ended inside its recorded prefix: a nondeterministic program.

@@ -237,6 +237,10 @@ func (s *Greybox) Learning() bool {
 	return s.ended-s.lastNew < min(greyboxLearnWindow, s.lastNew)
 }
 
+// warmUp implements warmer (Portfolio.SetExecutionsLeft): what is left of the learnerRamp
+// executions (its own and those it observed) greybox needs before its turns grow.
+func (s *Greybox) warmUp() int { return max(learnerRamp-s.ended, 0) }
+
 // greyboxLearnWindow is the most executions in a row that add nothing to the corpus while
 // Learning.
 const greyboxLearnWindow = 100

@@ -95,8 +95,10 @@ func (p *Portfolio) FairSteps() int {
 // n·m executions, whatever the budget. (Phases —
 // all of one member's budget, then the next — would leave the later members nothing when a
 // run is cut short, and weights would have to guess which technique suits the program.)
+// Under a time budget that holds few executions (long ones: SetExecutionsLeft), the members
+// whose warm-up is longer than their share sit out, and the others share the budget.
 //
-// The one exception is a member that learns (a Learner: greybox, from its corpus). A
+// The other exception is a member that learns (a Learner: greybox, from its corpus). A
 // randomized member's executions are independent, so its chance of finding a bug is the same
 // in each; a learner's grows as it builds on what it kept, for as long as its executions keep
 // covering something new. So while it is learning (Greybox.Learning) its turns are longer:
@@ -158,6 +160,9 @@ type Portfolio struct {
 	// failed says which member the last execution's error took out of the rotation (End),
 	// until Recovered tells the exploration.
 	failed string
+	// execsLeft is how many executions the exploration's time budget still holds
+	// (engine.Paced), -1 when it is not known.
+	execsLeft int
 }
 
 // portfolioMember is one member strategy and its bookkeeping.
@@ -211,7 +216,7 @@ func NewPortfolio(members ...engine.Strategy) (*Portfolio, error) {
 		}
 		count[memberName(s)]++
 	}
-	p := &Portfolio{cur: -1}
+	p := &Portfolio{cur: -1, execsLeft: -1}
 	seen := map[string]int{}
 	for _, s := range members {
 		label := memberName(s)
@@ -350,10 +355,31 @@ func (p *Portfolio) Member() engine.Strategy {
 }
 
 // Begin implements engine.Strategy: it begins an execution of the next member in the
-// rotation. A member whose Begin returns false leaves the rotation; Begin returns false
-// when every member has.
+// rotation that does not sit out (sitsOut: when few executions are left, the members that
+// need many give their turns to the others). A member whose Begin returns false leaves the
+// rotation; Begin returns false when every member has.
 func (p *Portfolio) Begin() bool {
+	if p.begin(true) {
+		return true
+	}
+	for _, m := range p.members {
+		if !m.done && !m.elsewhere {
+			// Only members that sit out are left: they run after all.
+			return p.begin(false)
+		}
+	}
+	p.cur = -1
+	return false
+}
+
+// begin begins an execution of the next member in the rotation, leaving out the members
+// that sit out when sitOut is set, and reports whether one began.
+func (p *Portfolio) begin(sitOut bool) bool {
 	n := len(p.members)
+	share := -1 // each member's share of the executions left, -1: not known
+	if active := p.active(); sitOut && p.execsLeft >= 0 && active > 0 {
+		share = p.execsLeft / active
+	}
 	// A member with several turns (Partition's PERIOD member in the first part) runs them in
 	// a row before the rotation moves on.
 	first := 1
@@ -366,7 +392,7 @@ func (p *Portfolio) Begin() bool {
 			j = k
 		}
 		m := p.members[j]
-		if m.done || m.elsewhere {
+		if m.done || m.elsewhere || share >= 0 && warmUp(m.s) > share {
 			continue
 		}
 		if m.s.Begin() {
@@ -399,8 +425,60 @@ func (p *Portfolio) Begin() bool {
 			break
 		}
 	}
-	p.cur = -1
 	return false
+}
+
+// active counts the members in the rotation.
+func (p *Portfolio) active() int {
+	n := 0
+	for _, m := range p.members {
+		if !m.done && !m.elsewhere {
+			n++
+		}
+	}
+	return n
+}
+
+// SetExecutionsLeft implements engine.Paced: the executions the exploration's time budget
+// still holds, -1 when not known. A member whose warm-up is longer than its share of them —
+// the executions left over the members in the rotation — sits out: its turns go to the
+// others, until the share grows again (executions that got faster). When every member would,
+// none does.
+//
+// The warm-up (warmer) is what a member needs before its technique pays, in executions of
+// its own. Greybox's and stride's are a hundred: greybox builds on a corpus, its turns growing
+// over learnerRamp executions (those it observes count), and stride learns the goroutines'
+// lengths in its first DefaultStrideLearn; until then each runs random walks, which in a long
+// execution switch goroutines every few steps and so reach neither an order that needs a
+// goroutine to run a long stretch alone nor, past a few dozen steps, one that needs all of
+// them at the same point. A systematic search's is its next level, about one schedule per
+// decision of its executions: with fewer executions than that, IDB would only delay the
+// execution at its last few decisions (its first schedule, before it knows, it runs). PCT,
+// POS and PERIOD have none: PCT's chance of an ordering bug between n goroutines is 1/n in
+// every execution whatever its length, POS draws each execution independently, PERIOD's first
+// schedules run the goroutines one after another (it finds chainReverse's order within a
+// dozen executions of its own), and the unfair member is one execution. So a test whose
+// executions are long enough that its budget holds a few dozen — a stress test of hundreds
+// of thousands of steps a few times a second — is explored by the members that find bugs in
+// few executions (TestPortfolioPacedFindsInFewExecutions: a serial order of three goroutines
+// of 200 steps, within 60 executions for seeds 1–10, where the rotation of all seven found
+// it for 2), at the cost of the random walks that find a bug of all goroutines at one point
+// in a short test (readsFirst) — which a time budget gives thousands of executions, and
+// so no member sits out.
+func (p *Portfolio) SetExecutionsLeft(n int) { p.execsLeft = n }
+
+// warmer is implemented by the members that need executions of their own before their
+// technique pays: warmUp is how many more (SetExecutionsLeft).
+type warmer interface {
+	warmUp() int
+}
+
+// warmUp is the warm-up of member s, 0 for a member that has none.
+func warmUp(s engine.Strategy) int {
+	if w, ok := s.(warmer); ok {
+		return w.warmUp()
+	}
+	return 0
 }
 
 // Restart implements engine.Restarter: each member whose search depends on the scheduling

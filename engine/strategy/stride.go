@@ -256,6 +256,15 @@ func (s *Stride) SMax(g engine.GID) int {
 // (0 when no stride is under way).
 func (s *Stride) Current() (engine.GID, int) { return s.holder, s.left }
 
+// warmUp implements warmer (Portfolio.SetExecutionsLeft): the learning executions left, in the
+// length-based variant.
+func (s *Stride) warmUp() int {
+	if s.smax > 0 || s.learned {
+		return 0
+	}
+	return max(s.learn-s.execs, 0)
+}
+
 // Begin implements engine.Strategy: after the learning executions, the learned lengths come
 // into effect. It always returns true.
 func (s *Stride) Begin() bool {

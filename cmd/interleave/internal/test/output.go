@@ -44,16 +44,19 @@ func newOutput(f *testFlags, stdout, stderr io.Writer) *output {
 
 // JSONEvent is go test -json's TestEvent, with Interleave's fields on a test's final event.
 type JSONEvent struct {
-	Time          time.Time         `json:"Time"`
-	Action        string            `json:"Action"`
-	Package       string            `json:"Package,omitempty"`
-	Test          string            `json:"Test,omitempty"`
-	Output        string            `json:"Output,omitempty"`
-	Elapsed       *float64          `json:"Elapsed,omitempty"`
-	Schedules     *int              `json:"Schedules,omitempty"`
-	Buggy         *int              `json:"Buggy,omitempty"`
-	Interleavings *int              `json:"Interleavings,omitempty"`
-	Bug           *explore.EventBug `json:"Bug,omitempty"`
+	Time          time.Time `json:"Time"`
+	Action        string    `json:"Action"`
+	Package       string    `json:"Package,omitempty"`
+	Test          string    `json:"Test,omitempty"`
+	Output        string    `json:"Output,omitempty"`
+	Elapsed       *float64  `json:"Elapsed,omitempty"`
+	Schedules     *int      `json:"Schedules,omitempty"`
+	Buggy         *int      `json:"Buggy,omitempty"`
+	Interleavings *int      `json:"Interleavings,omitempty"`
+	// Coverage is the number of operation pairs the schedules covered, the default
+	// budget's measure of what is new (explore.Event).
+	Coverage int               `json:"Coverage,omitempty"`
+	Bug      *explore.EventBug `json:"Bug,omitempty"`
 	// Races is the number of data races found, Findings the document that lists them.
 	Races    *int   `json:"Races,omitempty"`
 	Findings string `json:"Findings,omitempty"`
@@ -215,7 +218,7 @@ func (o *output) result(t testOutcome) {
 			o.emit(JSONEvent{Action: "output", Package: t.Package, Test: t.Test, Output: fmt.Sprintf("--- SKIP: %s (%s)\n    %s\n", t.Test, t.Status, t.Reason)})
 		}
 		o.emit(JSONEvent{Action: action, Package: t.Package, Test: t.Test, Elapsed: &e.Elapsed,
-			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Bug: e.Bug,
+			Schedules: &e.Schedules, Buggy: &e.Buggy, Interleavings: &e.Interleavings, Coverage: e.Coverage, Bug: e.Bug,
 			Races: &e.Races, Findings: e.Findings, Notice: e.Notice, PeakMemory: e.PeakMemory,
 			MaxGoroutines: e.MaxGoroutines, MaxSteps: e.MaxSteps,
 			Status: t.Status, Reason: t.Reason, Cut: e.Cut, Stopped: e.Stopped, Plateau: e.Plateau, OneSchedule: e.OneSchedule, TimeBudget: e.TimeBudget,
@@ -242,7 +245,9 @@ func (o *output) result(t testOutcome) {
 			rate = float64(e.Schedules) / e.Elapsed
 		}
 		what := fmt.Sprintf("no bug in %s schedules, %s distinct interleavings", base.Thousands(e.Schedules), base.Thousands(e.Interleavings))
-		if e.Coverage > 0 {
+		if e.Coverage > 0 && !e.OneSchedule {
+			// What the schedules covered, by the plateau's measure (a test with one schedule
+			// has nothing to cover between schedules).
 			what += fmt.Sprintf(", %s operation pairs", base.Thousands(e.Coverage))
 		}
 		if e.Races > 0 {

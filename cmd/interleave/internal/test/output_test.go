@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,45 @@ func TestDropDuplicateSchedules(t *testing.T) {
 	}
 	if res.Notice != "" {
 		t.Errorf("notice %q", res.Notice)
+	}
+}
+
+// TestPlateauLine: a test stopped at its plateau says so in its line as the other reasons to
+// stop are said ("; stopped: …"), with the operation pairs its schedules covered; a test with
+// one schedule is described, without pairs; -json gives the pairs as Coverage.
+func TestPlateauLine(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		e       explore.Event
+		want    []string
+		notWant string
+	}{
+		{"plateau", explore.Event{Schedules: 1202, Interleavings: 954, Coverage: 88, Stopped: "plateau", Plateau: 1000, Strategy: "portfolio"},
+			[]string{"no bug in 1,202 schedules, 954 distinct interleavings, 88 operation pairs (portfolio, ", "; stopped: no new operation pair or data race in the last 1,000 schedules"}, "\n    "},
+		{"time", explore.Event{Schedules: 206, Interleavings: 143, Coverage: 55, Stopped: "time", TimeBudget: 5, Strategy: "portfolio"},
+			[]string{"206 schedules, 143 distinct interleavings, 55 operation pairs (portfolio, ", "; stopped: time budget (5s)"}, "no new"},
+		{"one schedule", explore.Event{Schedules: 1, Interleavings: 1, Coverage: 3, Stopped: "plateau", Plateau: 1, OneSchedule: true, Strategy: "portfolio"},
+			[]string{"no bug in 1 schedules, 1 distinct interleavings (portfolio, ", ": its only schedule"}, "operation pairs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			o := &output{stdout: &out, stderr: &out}
+			e := tc.e
+			o.result(testOutcome{Package: "example.com/m", Test: "TestX", Status: report.StatusPass, Result: &e})
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("line %q does not say %q", out.String(), w)
+				}
+			}
+			if strings.Contains(out.String(), tc.notWant) {
+				t.Errorf("line %q says %q", out.String(), tc.notWant)
+			}
+			out.Reset()
+			o.json = true
+			o.result(testOutcome{Package: "example.com/m", Test: "TestX", Status: report.StatusPass, Result: &e})
+			if want := fmt.Sprintf(`"Coverage":%d`, e.Coverage); !strings.Contains(out.String(), want) {
+				t.Errorf("-json %s: want %s", out.String(), want)
+			}
+		})
 	}
 }

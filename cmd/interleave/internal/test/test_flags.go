@@ -409,7 +409,10 @@ Without -max-steps the step bound adapts: it starts at 100,000 steps and doubles
 locks, writes) or read their way through memory, so that a long test runs to its end and its
 final checks; once executions end by themselves, it grows to at most 4 times the longest of
 them. Goroutines that only look at each other's flags are a livelock at the first bound, as
-before. -max-steps N fixes the bound at N.
+before. -max-steps N fixes the bound at N. Long executions get fewer schedules within the time
+budget, and the portfolio's members that need a hundred executions of their own to warm up
+(greybox, stride) or whose next level is longer than the budget (IDB) sit out while the time
+left holds fewer executions per member than that.
 
 Each test's line says what happened: ok; FAIL with the bug; CUT when executions reached the
 step bound (-max-steps) before their end, with how many and what to do; SKIP with the reason

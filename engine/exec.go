@@ -301,20 +301,45 @@ func (e *Exec) point(g *goroutine, kind OpKind, obj uintptr, pos Pos) {
 // b.ready(g). While it cannot, g is disabled and waits in qs, whose object notifies it when it
 // changes; with no queue, whatever makes the operation possible enables g itself (a timer).
 func (e *Exec) pointWait(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker, qs ...*waitq) {
-	e.pointBlocking(g, Op{kind, obj, pos}, b, false, qs)
+	g.pending = Op{kind, obj, pos}
+	e.pointBlocking(g, b, false, qs)
 }
 
 // pointPoll is pointWait for an operation on an object the engine cannot observe (a channel
 // made by uninstrumented code): while it is disabled, b is re-evaluated at every decision.
 func (e *Exec) pointPoll(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker) {
-	e.pointBlocking(g, Op{kind, obj, pos}, b, true, nil)
+	g.pending = Op{kind, obj, pos}
+	e.pointBlocking(g, b, true, nil)
 }
 
-func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*waitq) {
-	g.pending = op
+// pointBlocking is pointWait and pointPoll for g, whose pending operation is set. Its frame
+// and its caller's are under the strategy's Pick (yield written out): see register.
+func (e *Exec) pointBlocking(g *goroutine, b blocker, polled bool, qs []*waitq) {
 	if e.aborting {
 		runtime.Goexit()
 	}
+	e.register(g, b, polled, qs)
+	if g.starting {
+		e.started(g)
+	} else if next := e.decide(); next != g {
+		e.handOff(g, next)
+	}
+	if k := g.pending.Kind; k == OpRecv || k == OpSelect {
+		g.served = g.pending.Pos
+	}
+	if g.blockedOn != nil {
+		e.unregister(g)
+	}
+}
+
+// register makes g, at its pending operation that proceeds only when b.ready(g), wait in qs
+// (polled: re-evaluated at every decision), and disables it while it cannot proceed. Apart
+// from pointBlocking, as unregister is, so that the frame under the strategy's Pick stays
+// small: a goroutine's first scheduling point is often a blocking one (a Lock, a receive),
+// decided on the stack the goroutine started with (TestSchedulingPointsFitTheInitialStack).
+//
+//go:noinline
+func (e *Exec) register(g *goroutine, b blocker, polled bool, qs []*waitq) {
 	// Registered even when it can proceed now: another goroutine's step may change the object
 	// before g is picked (lock a mutex that g is about to lock), and must disable g then.
 	g.blockedOn = b
@@ -327,25 +352,25 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 	}
 	if !b.ready(g) {
 		e.setEnabled(g, false)
-		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycleEntry(g) != nil {
+		if g.pending.Kind == OpLock && e.cycleSince < 0 && e.lockCycleEntry(g) != nil {
 			e.cycleSince = e.steps // background.go
 		}
 	}
-	e.yield(g)
-	if op.Kind == OpRecv || op.Kind == OpSelect {
-		g.served = op.Pos
+}
+
+// unregister takes g, whose blocking operation proceeds, out of the queues register put it in.
+//
+//go:noinline
+func (e *Exec) unregister(g *goroutine) {
+	for _, q := range g.queues {
+		q.remove(g)
 	}
-	if g.blockedOn != nil {
-		for _, q := range g.queues {
-			q.remove(g)
-		}
-		g.queues = g.queues[:0]
-		g.blockedOn = nil
-		for i, p := range e.polled {
-			if p == g {
-				e.polled = append(e.polled[:i], e.polled[i+1:]...)
-				break
-			}
+	g.queues = g.queues[:0]
+	g.blockedOn = nil
+	for i, p := range e.polled {
+		if p == g {
+			e.polled = append(e.polled[:i], e.polled[i+1:]...)
+			break
 		}
 	}
 }

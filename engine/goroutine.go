@@ -12,12 +12,18 @@ import (
 	"unsafe"
 )
 
-// spawn creates goroutine G(n) running f, started by parent at pos. With eager start (the
-// default) the new goroutine runs at once to its first scheduling point, as part of the
-// parent's step, and then hands control back: its first visible operation becomes its pending
-// operation, so that what it does first is a choice like any other (SCTBench counts a thread's
-// first statement as its first step). A lazy goroutine (an AfterFunc callback, started by the
-// clock) does not run until it is picked; its pending operation is OpStart.
+// spawn creates goroutine G(n) running f, started by parent at pos (nil: started by the
+// clock, an AfterFunc callback). A lazy goroutine (a go statement's, a callback's) is enabled
+// with OpStart as its pending operation and does not run until a step picks it: its start is
+// a scheduling point of its own, so that what it does before its first visible operation (a
+// t.Log, reads that are not scheduling points) may come after any of its parent's later
+// steps, as under Go's scheduler, which may leave a new goroutine unscheduled while its
+// parent goes on. Its real goroutine waits at once for that step (run).
+//
+// An eager goroutine (GoAll's: the create of the papers' programs, whose model has no visible
+// start of a thread) runs at once to its first scheduling point instead, as part of the
+// parent's step, and then hands control back: its first visible operation is its pending
+// operation and its first step, as SCTBench counts a thread's first statement.
 func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine {
 	g := e.newGoroutine(f, pos)
 	if parent != nil {
@@ -25,15 +31,14 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 		g.test = parent.test
 	}
 	e.raceGo(parent, g)
+	e.setEnabled(g, true)
 	if lazy {
 		g.lazy = true
 		g.pending = Op{Kind: OpStart, Pos: pos}
-		e.setEnabled(g, true)
 		go e.run(g)
 		return g
 	}
 	g.starting = true
-	e.setEnabled(g, true)
 	// The child runs until its first scheduling point, then hands back. It is the current
 	// goroutine from its first instruction on.
 	e.cur = g
@@ -72,21 +77,24 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 // detector. Small frames here leave that room to the program and the engine's deeper paths;
 // where that is not enough for most goroutines of a go statement, the later ones grow their
 // stacks first thing (stackSite).
+//
+// A goroutine started lazily (spawn) waits for the step that starts it before anything else:
+// until then another goroutine has control, and it may touch nothing that the execution
+// shares (its go statement's stackSite among them).
 func (e *Exec) run(g *goroutine) {
 	g.gp = getg()
-	if !g.lazy {
+	defer e.finish(g)
+	if g.lazy {
+		e.wait(g)
+		g.lazy = false
+	} else {
 		e.running.Store(g)
 	}
-	defer e.finish(g)
 	var mark byte // where run's frame is: it moves when the stack is copied to a larger one
 	if g.pregrown = g.site.start(); g.pregrown {
 		growStack(0)
 	}
 	g.stackAt = uintptr(unsafe.Pointer(&mark))
-	if g.lazy {
-		e.wait(g)
-		g.lazy = false
-	}
 	e.call(g)
 	g.end.completed = true
 	if !g.pregrown && !e.abandoned.Load() { // an orphan runs uncontrolled: it notes nothing

@@ -314,9 +314,9 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Unlock(&a, "bl.go:5")
 				}
 			},
-			step:     3,
-			want:     "replay diverged at step 3: the schedule runs G1 (lock at bl.go:3), but G1 is blocked; enabled: G0 (unlock at bl.go:5)",
-			decision: 2,
+			step:     4, // G0's lock and go, G1's start, G1's lock
+			want:     "replay diverged at step 4: the schedule runs G1 (lock at bl.go:3), but G1 is blocked; enabled: G0 (unlock at bl.go:5)",
+			decision: 3,
 		},
 		{
 			name: "finished",
@@ -332,8 +332,8 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "fi.go:3")
 				}
 			},
-			step: 3,
-			want: "replay diverged at step 3: the schedule runs G1 (write at fi.go:2), but G1 has finished; enabled: G0 (read at fi.go:3)",
+			step: 4, // G0's go, G1's start, G1's write, its second
+			want: "replay diverged at step 4: the schedule runs G1 (write at fi.go:2), but G1 has finished; enabled: G0 (read at fi.go:3)",
 		},
 		{
 			name: "other operation",
@@ -350,8 +350,8 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "op.go:3")
 				}
 			},
-			step: 2,
-			want: "replay diverged at step 2: the schedule runs G1 (write at op.go:2), but G1's next operation is read at op.go:2",
+			step: 3, // G0's go, G1's start, G1's write
+			want: "replay diverged at step 3: the schedule runs G1 (write at op.go:2), but G1's next operation is read at op.go:2",
 		},
 		{
 			name: "other position",
@@ -384,8 +384,8 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "mg.go:4")
 				}
 			},
-			step: 4,
-			want: "replay diverged at step 4: the schedule runs G2 (write at mg.go:3), but G2 does not exist: the execution has created 2 goroutine(s); enabled: G0 (read at mg.go:4)",
+			step: 5, // G0's go, G1's start and write, G0's GoAll (an eager start), G2's write
+			want: "replay diverged at step 5: the schedule runs G2 (write at mg.go:3), but G2 does not exist: the execution has created 2 goroutine(s); enabled: G0 (read at mg.go:4)",
 		},
 		{
 			name: "more steps than recorded",

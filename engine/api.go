@@ -40,7 +40,8 @@ func lookup[S any](e *Exec, addr uintptr, k uint8, mk func() *S) *S {
 
 // Go starts f as a new controlled goroutine: the go statement at pos. The statement is one
 // step of the goroutine that executes it; the new goroutine's start is a step of its own
-// (OpStart), which runs it to its first scheduling point.
+// (OpStart), which runs it to its first scheduling point and executes its first operation
+// when that can proceed (Exec.started).
 func Go(f func(), pos Pos) {
 	e, g := current(pos)
 	if g == nil {

@@ -41,7 +41,8 @@ type goroutine struct {
 
 	pending   Op      // the operation it executes when picked
 	done      bool    // returned, or exited
-	starting  bool    // started eagerly: hands back to its parent at its first point
+	starting  bool    // at its start: its first point hands back to its parent, or goes on (opening)
+	opening   bool    // started by a step of its own: its first operation is part of that step
 	lazy      bool    // not running yet: its pending operation is OpStart
 	blockedOn blocker // what its pending operation waits for (nil: nothing)
 	queues    []*waitq
@@ -90,15 +91,18 @@ type Exec struct {
 	// enabled (it can proceed, or it is running); the step at which it last ran or was last
 	// enabled (fair.go); the number of clock jumps when it was last disabled — once the clock
 	// jumped since, it has been blocked while every goroutine was (synctest.go).
-	en      enabledSet
-	since   []int
-	jumps   []int
-	cur     *goroutine
-	steps   int
-	last    GID
-	lastOp  OpKind
-	trace   []traceStep
-	choices []choiceRecord
+	en     enabledSet
+	since  []int
+	jumps  []int
+	cur    *goroutine
+	steps  int
+	last   GID
+	lastOp OpKind
+	// opened is the first operation of the goroutine that step openedAt started (started).
+	opened   Op
+	openedAt int
+	trace    []traceStep
+	choices  []choiceRecord
 
 	decision  Decision
 	choice    Choice
@@ -210,6 +214,7 @@ func (e *Exec) reset(s Strategy, maxSteps, stepLimit int) {
 	e.steps = 0
 	e.last = NoGoroutine
 	e.lastOp = OpNone
+	e.opened, e.openedAt = Op{}, 0
 	e.trace = e.trace[:0]
 	e.choices = e.choices[:0]
 	e.decision = Decision{e: e}
@@ -319,10 +324,13 @@ func (e *Exec) pointBlocking(g *goroutine, b blocker, polled bool, qs []*waitq) 
 		runtime.Goexit()
 	}
 	e.register(g, b, polled, qs)
-	if g.starting {
+	if g.starting && (!g.opening || e.en.has(g.id)) {
 		e.started(g)
-	} else if next := e.decide(); next != g {
-		e.handOff(g, next)
+	} else {
+		g.starting, g.opening = false, false // a start's step that ends with g blocked
+		if next := e.decide(); next != g {
+			e.handOff(g, next)
+		}
 	}
 	if k := g.pending.Kind; k == OpRecv || k == OpSelect {
 		g.served = g.pending.Pos
@@ -387,11 +395,39 @@ func (e *Exec) yield(g *goroutine) {
 	}
 }
 
-// started hands control back to the parent of g, which has reached its first scheduling point
-// in an eager start (see spawn): the parent's step goes on.
+// started ends the start of g, which has reached its first scheduling point. In an eager
+// start (see spawn) it hands control back to the parent, whose step goes on. In a start that
+// is a step of its own (opening), g's first operation, which can proceed, is part of that
+// step: g goes on without a decision, and the step's operation, as the strategies see it
+// next (Decision.LastOp, Decision.Opened), is that first operation. The number of decisions
+// is then the eager start's — the papers' step counts — while what g does before its first
+// operation still happens when the strategy picks g, after any of its parent's later steps.
 func (e *Exec) started(g *goroutine) {
 	g.starting = false
+	if g.opening {
+		g.opening = false
+		e.lastOp = g.pending.Kind
+		e.opened, e.openedAt = g.pending, e.steps
+		e.traceOpened(g)
+		return
+	}
 	e.switchTo(g, e.gs[g.parent])
+}
+
+// traceOpened records in the trace that the start's step of g, its last decision, executed
+// g's first operation: the detectors, the fingerprint and the schedule see what the step did
+// (a replay, which finds the start pending, checks that operation after the step:
+// strategy.Replay).
+//
+//go:noinline
+func (e *Exec) traceOpened(g *goroutine) {
+	for i := len(e.trace) - 1; i >= 0; i-- {
+		if s := &e.trace[i]; !s.isChoice() {
+			s.obj = g.pending.Obj
+			s.code = traceOpened | traceCode(g.pending.Kind, e.positions.id(g.pending.Pos))
+			return
+		}
+	}
 }
 
 // handOff passes control from g to next, the goroutine decide picked, or parks g for good when

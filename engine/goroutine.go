@@ -18,7 +18,9 @@ import (
 // a scheduling point of its own, so that what it does before its first visible operation (a
 // t.Log, reads that are not scheduling points) may come after any of its parent's later
 // steps, as under Go's scheduler, which may leave a new goroutine unscheduled while its
-// parent goes on. Its real goroutine waits at once for that step (run).
+// parent goes on. Its real goroutine waits at once for that step (run). The step then goes on
+// through the goroutine's first operation when it can proceed (started), so that a go
+// statement costs the decisions of an eager start.
 //
 // An eager goroutine (GoAll's: the create of the papers' programs, whose model has no visible
 // start of a thread) runs at once to its first scheduling point instead, as part of the
@@ -87,6 +89,7 @@ func (e *Exec) run(g *goroutine) {
 	if g.lazy {
 		e.wait(g)
 		g.lazy = false
+		g.starting, g.opening = true, true
 	} else {
 		e.running.Store(g)
 	}
@@ -321,7 +324,10 @@ func (e *Exec) strategyPanicked(r any, frames []Frame) {
 
 // exit hands control from the goroutine g, which has returned, to the next goroutine.
 func (e *Exec) exit(g *goroutine) {
-	if g.starting {
+	if g.opening {
+		// Its start's step ends with it: it returned before any scheduling point.
+		g.starting, g.opening = false, false
+	} else if g.starting {
 		g.starting = false
 		e.cur = e.gs[g.parent]
 		e.cur.wake <- struct{}{}

@@ -170,6 +170,20 @@ type Decision struct {
 	e *Exec
 }
 
+// Opened is the operation the previous step executed when that step started a goroutine (the
+// goroutine's pending operation was OpStart, and LastOp is then the kind of what it did): a
+// go statement's goroutine, picked at its start, runs to its first scheduling point and, when
+// its first operation can proceed, executes it in the same step. Otherwise (another step, or
+// a start whose goroutine blocked at its first operation or returned before any) it is the
+// zero Op. A strategy that reasons about what a step did — which events race with it — takes
+// this operation for the start's step.
+func (d *Decision) Opened() Op {
+	if d.e == nil || d.e.openedAt == 0 || d.e.openedAt != d.Step-1 {
+		return Op{}
+	}
+	return d.e.opened
+}
+
 // Enabled lists the enabled goroutines in creation (id) order. Never empty. With thousands of
 // goroutines, building the list can cost a pass over them; a strategy that needs one of them
 // at random uses NumEnabled and EnabledAt, which do not build it.

@@ -571,3 +571,43 @@ func TestNewStrideParams(t *testing.T) {
 		}
 	}
 }
+
+// TestStrideLengthsCountNoBlockedStart: a goroutine's length counts its events (seed 000,
+// §V-A: those that imply potential communication, while another goroutine is enabled); a
+// step that starts a goroutine whose first operation then blocks executed none. G1's first
+// operation is a Lock of the mutex the body holds when G1's start may be picked; its events
+// are its Lock and Unlock, at most 2 in any learning execution — not 3 in those whose start
+// was picked while the mutex was held.
+func TestStrideLengthsCountNoBlockedStart(t *testing.T) {
+	body := func(*engine.T) {
+		var mu sync.Mutex
+		var x int
+		engine.Lock(&mu, "l.go:1")
+		engine.Go(func() {
+			engine.Lock(&mu, "l.go:3")
+			engine.Unlock(&mu, "l.go:4")
+		}, "l.go:2")
+		engine.Write(unsafe.Pointer(&x), "l.go:5")
+		engine.Write(unsafe.Pointer(&x), "l.go:6")
+		engine.Unlock(&mu, "l.go:7")
+		engine.Write(unsafe.Pointer(&x), "l.go:8")
+		engine.Write(unsafe.Pointer(&x), "l.go:9")
+		engine.Write(unsafe.Pointer(&x), "l.go:10")
+	}
+	s := newStride(t, strategy.StrideConfig{P: strideP1, Learn: 50, Seed: 3})
+	blocked := 0
+	engine.Explore(body, engine.Config{Strategy: s, Schedules: 51, KeepGoing: true, OnExecution: func(_ int, r *engine.Result) {
+		for i, st := range r.Schedule {
+			if st.G == 1 && st.Op == engine.OpStart.String() && i+1 < len(r.Schedule) && r.Schedule[i+1].G != 1 {
+				blocked++ // G1's start, which executed no operation
+				break
+			}
+		}
+	}, Record: true})
+	if blocked == 0 {
+		t.Fatal("no learning execution picked G1's start while the mutex was held")
+	}
+	if got := s.Lengths(); len(got) < 2 || got[1] != 2 {
+		t.Errorf("lengths %v: want G1's 2 (its Lock and Unlock), whatever its start", got)
+	}
+}

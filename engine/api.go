@@ -39,9 +39,11 @@ func lookup[S any](e *Exec, addr uintptr, k uint8, mk func() *S) *S {
 }
 
 // Go starts f as a new controlled goroutine: the go statement at pos. The statement is one
-// step of the goroutine that executes it; the new goroutine's start is a step of its own
-// (OpStart), which runs it to its first scheduling point and executes its first operation
-// when that can proceed (Exec.started).
+// step of the goroutine that executes it, in which the new goroutine runs to its first
+// scheduling point — unless it does something observable before it (a t.Log), when its start
+// becomes a step of its own (OpStart) that the strategy orders like any other: that step runs
+// the rest of its code before its first scheduling point and executes its first operation
+// when that can proceed (Exec.spawnGo, Exec.deferStart, Exec.started).
 func Go(f func(), pos Pos) {
 	e, g := current(pos)
 	if g == nil {
@@ -53,7 +55,7 @@ func Go(f func(), pos Pos) {
 		return
 	}
 	e.point(g, OpGo, 0, pos)
-	e.spawn(g, f, pos, true)
+	e.spawnGo(g, f, pos)
 }
 
 // GoAll starts every function of fs as a new goroutine, in order, in a single step: the

@@ -39,18 +39,22 @@ type goroutine struct {
 	// goroutine to the subtest.
 	test *T
 
-	pending   Op      // the operation it executes when picked
-	done      bool    // returned, or exited
-	starting  bool    // at its start: its first point hands back to its parent, or goes on (opening)
-	opening   bool    // started by a step of its own: its first operation is part of that step
-	lazy      bool    // not running yet: its pending operation is OpStart
-	blockedOn blocker // what its pending operation waits for (nil: nothing)
-	queues    []*waitq
-	uq        *waitq // the uniform queue it waits in, if any, and its index there
-	uqIndex   int
-	captured  bool // reaping: capture the stack before exiting
-	stack     []Frame
-	end       goroutineEnd // how its function ended (run)
+	pending  Op   // the operation it executes when picked
+	done     bool // returned, or exited
+	starting bool // at its start: its first point hands back to its parent, or goes on (opening)
+	opening  bool // started by a step of its own: its first operation is part of that step
+	lazy     bool // not running yet: its pending operation is OpStart
+	// deferrable: a go statement's goroutine at its eager start, which becomes a start of
+	// its own (deferStart) at the first thing it does that its parent's later steps could
+	// tell apart (a t.Log) before its first scheduling point.
+	deferrable bool
+	blockedOn  blocker // what its pending operation waits for (nil: nothing)
+	queues     []*waitq
+	uq         *waitq // the uniform queue it waits in, if any, and its index there
+	uqIndex    int
+	captured   bool // reaping: capture the stack before exiting
+	stack      []Frame
+	end        goroutineEnd // how its function ended (run)
 
 	wakeAt int64 // OpSleep: virtual time to wake at
 	// served is the position of the last receive or select it completed: a goroutine

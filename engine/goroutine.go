@@ -13,7 +13,7 @@ import (
 )
 
 // spawn creates goroutine G(n) running f, started by parent at pos (nil: started by the
-// clock, an AfterFunc callback). A lazy goroutine (a go statement's, a callback's) is enabled
+// clock, an AfterFunc callback). A lazy goroutine (a callback's) is enabled
 // with OpStart as its pending operation and does not run until a step picks it: its start is
 // a scheduling point of its own, so that what it does before its first visible operation (a
 // t.Log, reads that are not scheduling points) may come after any of its parent's later
@@ -48,6 +48,49 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 	e.wait(parent)
 	e.cur = parent
 	return g
+}
+
+// spawnGo starts a go statement's goroutine. Its start is a scheduling point of its own when
+// what it does before its first scheduling point is observable: a t.Log (Log, Error, Fail
+// and the like, which panic once the test has completed) — Go's scheduler may run it after
+// any of its parent's later steps, after the test returned too. It therefore starts as an
+// eager goroutine, running in its parent's step, and at the first such act becomes a lazy one
+// (deferStart): control goes back to its parent, its pending operation is OpStart, and the
+// step that picks it goes on from that act through its first operation (started). When it
+// does nothing observable before its first point (its other code there — local computation,
+// the accesses that are no scheduling point, whose order no execution can tell apart: an
+// access racing with another is a point with -points racy or all — is the same whenever it
+// runs), it reaches that point in its parent's step, as an eager start: a start that the
+// strategies could order would change nothing but offer them a goroutine that may only
+// block at its first operation, which an eager start leaves disabled — a phantom enabled
+// goroutine, with which stride (seed 000 §V-A) counted a goroutine running alone as one that
+// ran beside another and carried its stride past the point where others could run (SCTBench's
+// twostage_100 found by the portfolio at 1 seed of 10 instead of 7).
+func (e *Exec) spawnGo(parent *goroutine, f func(), pos Pos) *goroutine {
+	g := e.newGoroutine(f, pos)
+	g.parent = parent.id
+	g.test = parent.test
+	e.raceGo(parent, g)
+	e.setEnabled(g, true)
+	g.starting, g.deferrable = true, true
+	e.cur = g
+	go e.run(g)
+	e.wait(parent)
+	e.cur = parent
+	return g
+}
+
+// deferStart makes the current goroutine g, at its eager start, a goroutine whose start is a
+// step of its own, when what it is about to do can be told apart from its parent's later
+// steps: control goes back to the parent, and g goes on when a step picks it.
+func (e *Exec) deferStart(g *goroutine) {
+	if !g.starting || !g.deferrable || g.opening {
+		return
+	}
+	g.deferrable, g.starting = false, false
+	g.pending = Op{Kind: OpStart, Pos: g.created}
+	e.switchTo(g, e.gs[g.parent])
+	g.starting, g.opening = true, true
 }
 
 func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {

@@ -374,19 +374,16 @@ func TestChanArrivalEnablesPartner(t *testing.T) {
 		{"receiver arrives", func(t *engine.T) {
 			ch := engine.MakeChan[int](0, "a.go:1")
 			engine.Go(func() { engine.Send(ch, 1, "a.go:2") }, "a.go:0")
-			engine.Gosched("a.go:4")
 			engine.Recv(ch, "a.go:3")
 		}},
 		{"sender arrives", func(t *engine.T) {
 			ch := engine.MakeChan[int](0, "a.go:1")
 			engine.Go(func() { engine.Recv(ch, "a.go:2") }, "a.go:0")
-			engine.Gosched("a.go:4")
 			engine.Send(ch, 1, "a.go:3")
 		}},
 		{"select arrives", func(t *engine.T) {
 			ch := engine.MakeChan[int](0, "a.go:1")
 			engine.Go(func() { engine.Recv(ch, "a.go:2") }, "a.go:0")
-			engine.Gosched("a.go:4")
 			var nilc chan int
 			engine.Select("a.go:3", false, engine.RecvCase(nilc), engine.SendCase(ch, 1))
 		}},
@@ -400,12 +397,9 @@ func TestChanArrivalEnablesPartner(t *testing.T) {
 			if res := chRun(t, tt.body, s); res.Bug != nil {
 				t.Fatal(res.Bug)
 			}
-			// Steps: G0 go; G0 yields (so that G1 reaches its operation first: G1's start
-			// and its operation are one step, which completes a rendezvous G0 already waits
-			// for); G1 runs (highest), starts and waits at its operation; G0 alone is
-			// enabled; at G0's operation both are (G0's arrival enabled G1); G1 runs first
-			// and completes the rendezvous; G0's step just returns.
-			want := "[[G0] [G0 G1] [G0] [G0 G1] [G0]]"
+			// Steps: G0 go; then G0 at its operation with G1 waiting: both enabled; G1
+			// runs first (highest) and completes the rendezvous; G0's step just returns.
+			want := "[[G0] [G0 G1] [G0]]"
 			if got := fmt.Sprint(enabled); got != want {
 				t.Errorf("enabled sets %s, want %s", got, want)
 			}

@@ -60,13 +60,13 @@ type Budgeted interface {
 }
 
 // WholeScheduleSpace is how a search that exhausted every schedule of the program says so:
-// every schedule of the model, which orders goroutine starts (a go statement's goroutine runs
-// nothing until a step of its own picks it, so what it does before its first scheduling point
-// may come after any of its parent's later steps), channel, sync, atomic and timer operations
-// and the memory accesses that are scheduling points (-points), with one short delay past a
-// sleep (-sleeps), and leaves out orders that only a goroutine delayed longer, or left
-// unscheduled longer than the fairness rule allows, would give.
-const WholeScheduleSpace = "(the whole schedule space of the model: orders of goroutine starts, sync, channel, atomic and timer operations and point accesses, and one delay past a sleep of up to 10ms unless -sleeps=order; not longer delays, nor unfairness past -fair-steps)"
+// every schedule of the model, which orders channel, sync, atomic and timer operations, the
+// memory accesses that are scheduling points (-points) and the starts of goroutines that do
+// something observable (a t.Log) before their first scheduling point (such a goroutine's
+// start is a step of its own, which may come after any of its parent's later steps), with
+// one short delay past a sleep (-sleeps), and leaves out orders that only a goroutine delayed
+// longer, or left unscheduled longer than the fairness rule allows, would give.
+const WholeScheduleSpace = "(the whole schedule space of the model: orders of sync, channel, atomic and timer operations, point accesses and the starts of goroutines that log before their first point, and one delay past a sleep of up to 10ms unless -sleeps=order; not longer delays, nor unfairness past -fair-steps)"
 
 // Exhauster is implemented by strategies whose space can be exhausted. After Begin has
 // returned false, Exhausted describes what was covered, for example "all 1204 schedules with

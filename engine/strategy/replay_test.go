@@ -307,6 +307,7 @@ func TestReplayDivergence(t *testing.T) {
 					var a, b sync.Mutex
 					engine.Lock(&a, "bl.go:1")
 					engine.Go(func() {
+						t.Log("starts") // observable: G1's start is a step of its own
 						m := &b
 						if flag {
 							m = &a
@@ -336,7 +337,7 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "fi.go:3")
 				}
 			},
-			step: 3, // G0's go, G1's start and write, its second
+			step: 3, // G0's go (G1 runs to its write: an eager start), G1's write, its second
 			want: "replay diverged at step 3: the schedule runs G1 (write at fi.go:2), but G1 has finished; enabled: G0 (read at fi.go:3)",
 		},
 		{
@@ -345,6 +346,7 @@ func TestReplayDivergence(t *testing.T) {
 				return func(t *engine.T) {
 					var x int
 					engine.Go(func() {
+						t.Log("starts") // observable: G1's start is a step of its own
 						if flag {
 							engine.Read(unsafe.Pointer(&x), "op.go:2")
 						} else {
@@ -389,7 +391,7 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "mg.go:4")
 				}
 			},
-			step: 4, // G0's go, G1's start and write, G0's GoAll (an eager start), G2's write
+			step: 4, // G0's go, G1's write, G0's GoAll (eager starts both), G2's write
 			want: "replay diverged at step 4: the schedule runs G2 (write at mg.go:3), but G2 does not exist: the execution has created 2 goroutine(s); enabled: G0 (read at mg.go:4)",
 		},
 		{

@@ -84,8 +84,8 @@ func (e *Exec) spawnGo(parent *goroutine, f func(), pos Pos) *goroutine {
 // step of its own, when what it is about to do can be told apart from its parent's later
 // steps: control goes back to the parent, and g goes on when a step picks it.
 func (e *Exec) deferStart(g *goroutine) {
-	if !g.starting || !g.deferrable || g.opening {
-		return
+	if !g.starting || !g.deferrable || g.opening || e.aborting || (goroutineIdentity && g.gp != getg()) {
+		return // not at its eager start, or not the caller (a goroutine the engine did not start)
 	}
 	g.deferrable, g.starting = false, false
 	g.pending = Op{Kind: OpStart, Pos: g.created}

@@ -274,8 +274,10 @@ func TestChanCloseReceives(t *testing.T) {
 }
 
 // TestChanFIFO checks that blocked goroutines are served in the order they started waiting,
-// as Go's runtime serves them, under every strategy: the goroutines started with Go reach their
-// operation at once (eager start), in order, and block there.
+// as Go's runtime serves them, under every strategy: each goroutine started with Go has
+// reached its operation and blocked there before the next one starts (synctest.Wait, as a Go
+// test would make sure of it: a goroutine's start is a step of its own, and the goroutines
+// could otherwise arrive in any order).
 func TestChanFIFO(t *testing.T) {
 	tests := []struct {
 		name string
@@ -287,6 +289,7 @@ func TestChanFIFO(t *testing.T) {
 			engine.Send(ch, 0, "f.go:2")
 			for i := 1; i <= 3; i++ {
 				engine.Go(func() { engine.Send(ch, i, "f.go:3") }, "f.go:0")
+				engine.SynctestWait("f.go:7")
 			}
 			for i := 0; i <= 3; i++ {
 				if v := engine.Recv(ch, "f.go:4"); v != i {
@@ -299,6 +302,7 @@ func TestChanFIFO(t *testing.T) {
 			got := engine.MakeChan[[2]int](3, "f.go:2")
 			for i := 1; i <= 3; i++ {
 				engine.Go(func() { engine.Send(got, [2]int{i, engine.Recv(ch, "f.go:3")}, "f.go:4") }, "f.go:0")
+				engine.SynctestWait("f.go:7")
 			}
 			for i := 1; i <= 3; i++ {
 				engine.Send(ch, i, "f.go:5")
@@ -314,6 +318,7 @@ func TestChanFIFO(t *testing.T) {
 			got := engine.MakeChan[[2]int](3, "f.go:2")
 			for i := 1; i <= 3; i++ {
 				engine.Go(func() { engine.Send(got, [2]int{i, engine.Recv(ch, "f.go:3")}, "f.go:4") }, "f.go:0")
+				engine.SynctestWait("f.go:7")
 			}
 			for i := 1; i <= 3; i++ {
 				engine.Send(ch, i, "f.go:5")
@@ -328,6 +333,7 @@ func TestChanFIFO(t *testing.T) {
 			ch := engine.MakeChan[int](0, "f.go:1")
 			for i := 1; i <= 3; i++ {
 				engine.Go(func() { engine.Send(ch, i, "f.go:3") }, "f.go:0")
+				engine.SynctestWait("f.go:7")
 			}
 			for i := 1; i <= 3; i++ {
 				if v := engine.Recv(ch, "f.go:4"); v != i {

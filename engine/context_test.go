@@ -268,7 +268,10 @@ func TestContextRace(t *testing.T) {
 			}
 		}, "w.go:0")
 		engine.Go(func() {
-			engine.Send(work, 1, "w.go:7")
+			// The sender gives up once the context is done: the worker may have left
+			// without the work (a test body that unblocked it with a select's default
+			// could run before the sender, not yet started, reached its send).
+			engine.Select("w.go:7", false, engine.SendCase(work, 1), engine.RecvCase(ctx.Done()))
 		}, "w.go:0")
 		engine.Go(func() { cancel() }, "w.go:0")
 		switch err := engine.Recv(res, "w.go:8"); err {
@@ -281,8 +284,6 @@ func TestContextRace(t *testing.T) {
 		default:
 			t.Errorf("err = %v", err)
 		}
-		// Unblock the sender if the worker left without the work.
-		engine.Select("w.go:9", true, engine.RecvCase(work))
 	}, 300)
 	if worked == 0 || canceled == 0 {
 		t.Errorf("%d worked, %d canceled, %d expired: want work and cancellation", worked, canceled, expired)

@@ -39,17 +39,22 @@ type goroutine struct {
 	// goroutine to the subtest.
 	test *T
 
-	pending   Op      // the operation it executes when picked
-	done      bool    // returned, or exited
-	starting  bool    // started eagerly: hands back to its parent at its first point
-	lazy      bool    // not running yet: its pending operation is OpStart
-	blockedOn blocker // what its pending operation waits for (nil: nothing)
-	queues    []*waitq
-	uq        *waitq // the uniform queue it waits in, if any, and its index there
-	uqIndex   int
-	captured  bool // reaping: capture the stack before exiting
-	stack     []Frame
-	end       goroutineEnd // how its function ended (run)
+	pending  Op   // the operation it executes when picked
+	done     bool // returned, or exited
+	starting bool // at its start: its first point hands back to its parent, or goes on (opening)
+	opening  bool // started by a step of its own: its first operation is part of that step
+	lazy     bool // not running yet: its pending operation is OpStart
+	// deferrable: a go statement's goroutine at its eager start, which becomes a start of
+	// its own (deferStart) at the first thing it does that its parent's later steps could
+	// tell apart (a t.Log) before its first scheduling point.
+	deferrable bool
+	blockedOn  blocker // what its pending operation waits for (nil: nothing)
+	queues     []*waitq
+	uq         *waitq // the uniform queue it waits in, if any, and its index there
+	uqIndex    int
+	captured   bool // reaping: capture the stack before exiting
+	stack      []Frame
+	end        goroutineEnd // how its function ended (run)
 
 	wakeAt int64 // OpSleep: virtual time to wake at
 	// served is the position of the last receive or select it completed: a goroutine
@@ -94,15 +99,18 @@ type Exec struct {
 	// enabled (it can proceed, or it is running); the step at which it last ran or was last
 	// enabled (fair.go); the number of clock jumps when it was last disabled — once the clock
 	// jumped since, it has been blocked while every goroutine was (synctest.go).
-	en      enabledSet
-	since   []int
-	jumps   []int
-	cur     *goroutine
-	steps   int
-	last    GID
-	lastOp  OpKind
-	trace   []traceStep
-	choices []choiceRecord
+	en     enabledSet
+	since  []int
+	jumps  []int
+	cur    *goroutine
+	steps  int
+	last   GID
+	lastOp OpKind
+	// opened is the first operation of the goroutine that step openedAt started (started).
+	opened   Op
+	openedAt int
+	trace    []traceStep
+	choices  []choiceRecord
 
 	decision  Decision
 	choice    Choice
@@ -214,6 +222,7 @@ func (e *Exec) reset(s Strategy, maxSteps, stepLimit int) {
 	e.steps = 0
 	e.last = NoGoroutine
 	e.lastOp = OpNone
+	e.opened, e.openedAt = Op{}, 0
 	e.trace = e.trace[:0]
 	e.choices = e.choices[:0]
 	e.decision = Decision{e: e}
@@ -306,20 +315,48 @@ func (e *Exec) point(g *goroutine, kind OpKind, obj uintptr, pos Pos) {
 // b.ready(g). While it cannot, g is disabled and waits in qs, whose object notifies it when it
 // changes; with no queue, whatever makes the operation possible enables g itself (a timer).
 func (e *Exec) pointWait(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker, qs ...*waitq) {
-	e.pointBlocking(g, Op{kind, obj, pos}, b, false, qs)
+	g.pending = Op{kind, obj, pos}
+	e.pointBlocking(g, b, false, qs)
 }
 
 // pointPoll is pointWait for an operation on an object the engine cannot observe (a channel
 // made by uninstrumented code): while it is disabled, b is re-evaluated at every decision.
 func (e *Exec) pointPoll(g *goroutine, kind OpKind, obj uintptr, pos Pos, b blocker) {
-	e.pointBlocking(g, Op{kind, obj, pos}, b, true, nil)
+	g.pending = Op{kind, obj, pos}
+	e.pointBlocking(g, b, true, nil)
 }
 
-func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*waitq) {
-	g.pending = op
+// pointBlocking is pointWait and pointPoll for g, whose pending operation is set. Its frame
+// and its caller's are under the strategy's Pick (yield written out): see register.
+func (e *Exec) pointBlocking(g *goroutine, b blocker, polled bool, qs []*waitq) {
 	if e.aborting {
 		runtime.Goexit()
 	}
+	e.register(g, b, polled, qs)
+	if g.starting && (!g.opening || e.en.has(g.id)) {
+		e.started(g)
+	} else {
+		g.starting, g.opening = false, false // a start's step that ends with g blocked
+		if next := e.decide(); next != g {
+			e.handOff(g, next)
+		}
+	}
+	if k := g.pending.Kind; k == OpRecv || k == OpSelect || k == OpNetRead {
+		g.served = g.pending.Pos
+	}
+	if g.blockedOn != nil {
+		e.unregister(g)
+	}
+}
+
+// register makes g, at its pending operation that proceeds only when b.ready(g), wait in qs
+// (polled: re-evaluated at every decision), and disables it while it cannot proceed. Apart
+// from pointBlocking, as unregister is, so that the frame under the strategy's Pick stays
+// small: a goroutine's first scheduling point is often a blocking one (a Lock, a receive),
+// decided on the stack the goroutine started with (TestSchedulingPointsFitTheInitialStack).
+//
+//go:noinline
+func (e *Exec) register(g *goroutine, b blocker, polled bool, qs []*waitq) {
 	// Registered even when it can proceed now: another goroutine's step may change the object
 	// before g is picked (lock a mutex that g is about to lock), and must disable g then.
 	g.blockedOn = b
@@ -332,25 +369,25 @@ func (e *Exec) pointBlocking(g *goroutine, op Op, b blocker, polled bool, qs []*
 	}
 	if !b.ready(g) {
 		e.setEnabled(g, false)
-		if op.Kind == OpLock && e.cycleSince < 0 && e.lockCycleEntry(g) != nil {
+		if g.pending.Kind == OpLock && e.cycleSince < 0 && e.lockCycleEntry(g) != nil {
 			e.cycleSince = e.steps // background.go
 		}
 	}
-	e.yield(g)
-	if op.Kind == OpRecv || op.Kind == OpSelect || op.Kind == OpNetRead {
-		g.served = op.Pos
+}
+
+// unregister takes g, whose blocking operation proceeds, out of the queues register put it in.
+//
+//go:noinline
+func (e *Exec) unregister(g *goroutine) {
+	for _, q := range g.queues {
+		q.remove(g)
 	}
-	if g.blockedOn != nil {
-		for _, q := range g.queues {
-			q.remove(g)
-		}
-		g.queues = g.queues[:0]
-		g.blockedOn = nil
-		for i, p := range e.polled {
-			if p == g {
-				e.polled = append(e.polled[:i], e.polled[i+1:]...)
-				break
-			}
+	g.queues = g.queues[:0]
+	g.blockedOn = nil
+	for i, p := range e.polled {
+		if p == g {
+			e.polled = append(e.polled[:i], e.polled[i+1:]...)
+			break
 		}
 	}
 }
@@ -367,11 +404,39 @@ func (e *Exec) yield(g *goroutine) {
 	}
 }
 
-// started hands control back to the parent of g, which has reached its first scheduling point
-// in an eager start (see spawn): the parent's step goes on.
+// started ends the start of g, which has reached its first scheduling point. In an eager
+// start (see spawn) it hands control back to the parent, whose step goes on. In a start that
+// is a step of its own (opening), g's first operation, which can proceed, is part of that
+// step: g goes on without a decision, and the step's operation, as the strategies see it
+// next (Decision.LastOp, Decision.Opened), is that first operation. The number of decisions
+// is then the eager start's — the papers' step counts — while what g does before its first
+// operation still happens when the strategy picks g, after any of its parent's later steps.
 func (e *Exec) started(g *goroutine) {
 	g.starting = false
+	if g.opening {
+		g.opening = false
+		e.lastOp = g.pending.Kind
+		e.opened, e.openedAt = g.pending, e.steps
+		e.traceOpened(g)
+		return
+	}
 	e.switchTo(g, e.gs[g.parent])
+}
+
+// traceOpened records in the trace that the start's step of g, its last decision, executed
+// g's first operation: the detectors, the fingerprint and the schedule see what the step did
+// (a replay, which finds the start pending, checks that operation after the step:
+// strategy.Replay).
+//
+//go:noinline
+func (e *Exec) traceOpened(g *goroutine) {
+	for i := len(e.trace) - 1; i >= 0; i-- {
+		if s := &e.trace[i]; !s.isChoice() {
+			s.obj = g.pending.Obj
+			s.code = traceOpened | traceCode(g.pending.Kind, e.positions.id(g.pending.Pos))
+			return
+		}
+	}
 }
 
 // handOff passes control from g to next, the goroutine decide picked, or parks g for good when

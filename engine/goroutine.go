@@ -12,12 +12,20 @@ import (
 	"unsafe"
 )
 
-// spawn creates goroutine G(n) running f, started by parent at pos. With eager start (the
-// default) the new goroutine runs at once to its first scheduling point, as part of the
-// parent's step, and then hands control back: its first visible operation becomes its pending
-// operation, so that what it does first is a choice like any other (SCTBench counts a thread's
-// first statement as its first step). A lazy goroutine (an AfterFunc callback, started by the
-// clock) does not run until it is picked; its pending operation is OpStart.
+// spawn creates goroutine G(n) running f, started by parent at pos (nil: started by the
+// clock, an AfterFunc callback). A lazy goroutine (a callback's) is enabled
+// with OpStart as its pending operation and does not run until a step picks it: its start is
+// a scheduling point of its own, so that what it does before its first visible operation (a
+// t.Log, reads that are not scheduling points) may come after any of its parent's later
+// steps, as under Go's scheduler, which may leave a new goroutine unscheduled while its
+// parent goes on. Its real goroutine waits at once for that step (run). The step then goes on
+// through the goroutine's first operation when it can proceed (started), so that a go
+// statement costs the decisions of an eager start.
+//
+// An eager goroutine (GoAll's: the create of the papers' programs, whose model has no visible
+// start of a thread) runs at once to its first scheduling point instead, as part of the
+// parent's step, and then hands control back: its first visible operation is its pending
+// operation and its first step, as SCTBench counts a thread's first statement.
 func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine {
 	g := e.newGoroutine(f, pos)
 	if parent != nil {
@@ -25,15 +33,14 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 		g.test = parent.test
 	}
 	e.raceGo(parent, g)
+	e.setEnabled(g, true)
 	if lazy {
 		g.lazy = true
 		g.pending = Op{Kind: OpStart, Pos: pos}
-		e.setEnabled(g, true)
 		go e.run(g)
 		return g
 	}
 	g.starting = true
-	e.setEnabled(g, true)
 	// The child runs until its first scheduling point, then hands back. It is the current
 	// goroutine from its first instruction on.
 	e.cur = g
@@ -41,6 +48,49 @@ func (e *Exec) spawn(parent *goroutine, f func(), pos Pos, lazy bool) *goroutine
 	e.wait(parent)
 	e.cur = parent
 	return g
+}
+
+// spawnGo starts a go statement's goroutine. Its start is a scheduling point of its own when
+// what it does before its first scheduling point is observable: a t.Log (Log, Error, Fail
+// and the like, which panic once the test has completed) — Go's scheduler may run it after
+// any of its parent's later steps, after the test returned too. It therefore starts as an
+// eager goroutine, running in its parent's step, and at the first such act becomes a lazy one
+// (deferStart): control goes back to its parent, its pending operation is OpStart, and the
+// step that picks it goes on from that act through its first operation (started). When it
+// does nothing observable before its first point (its other code there — local computation,
+// the accesses that are no scheduling point, whose order no execution can tell apart: an
+// access racing with another is a point with -points racy or all — is the same whenever it
+// runs), it reaches that point in its parent's step, as an eager start: a start that the
+// strategies could order would change nothing but offer them a goroutine that may only
+// block at its first operation, which an eager start leaves disabled — a phantom enabled
+// goroutine, with which stride (seed 000 §V-A) counted a goroutine running alone as one that
+// ran beside another and carried its stride past the point where others could run (SCTBench's
+// twostage_100 found by the portfolio at 1 seed of 10 instead of 7).
+func (e *Exec) spawnGo(parent *goroutine, f func(), pos Pos) *goroutine {
+	g := e.newGoroutine(f, pos)
+	g.parent = parent.id
+	g.test = parent.test
+	e.raceGo(parent, g)
+	e.setEnabled(g, true)
+	g.starting, g.deferrable = true, true
+	e.cur = g
+	go e.run(g)
+	e.wait(parent)
+	e.cur = parent
+	return g
+}
+
+// deferStart makes the current goroutine g, at its eager start, a goroutine whose start is a
+// step of its own, when what it is about to do can be told apart from its parent's later
+// steps: control goes back to the parent, and g goes on when a step picks it.
+func (e *Exec) deferStart(g *goroutine) {
+	if !g.starting || !g.deferrable || g.opening || e.aborting || (goroutineIdentity && g.gp != getg()) {
+		return // not at its eager start, or not the caller (a goroutine the engine did not start)
+	}
+	g.deferrable, g.starting = false, false
+	g.pending = Op{Kind: OpStart, Pos: g.created}
+	e.switchTo(g, e.gs[g.parent])
+	g.starting, g.opening = true, true
 }
 
 func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
@@ -72,21 +122,25 @@ func (e *Exec) newGoroutine(f func(), pos Pos) *goroutine {
 // detector. Small frames here leave that room to the program and the engine's deeper paths;
 // where that is not enough for most goroutines of a go statement, the later ones grow their
 // stacks first thing (stackSite).
+//
+// A goroutine started lazily (spawn) waits for the step that starts it before anything else:
+// until then another goroutine has control, and it may touch nothing that the execution
+// shares (its go statement's stackSite among them).
 func (e *Exec) run(g *goroutine) {
 	g.gp = getg()
-	if !g.lazy {
+	defer e.finish(g)
+	if g.lazy {
+		e.wait(g)
+		g.lazy = false
+		g.starting, g.opening = true, true
+	} else {
 		e.running.Store(g)
 	}
-	defer e.finish(g)
 	var mark byte // where run's frame is: it moves when the stack is copied to a larger one
 	if g.pregrown = g.site.start(); g.pregrown {
 		growStack(0)
 	}
 	g.stackAt = uintptr(unsafe.Pointer(&mark))
-	if g.lazy {
-		e.wait(g)
-		g.lazy = false
-	}
 	e.call(g)
 	g.end.completed = true
 	if !g.pregrown && !e.abandoned.Load() { // an orphan runs uncontrolled: it notes nothing
@@ -313,7 +367,10 @@ func (e *Exec) strategyPanicked(r any, frames []Frame) {
 
 // exit hands control from the goroutine g, which has returned, to the next goroutine.
 func (e *Exec) exit(g *goroutine) {
-	if g.starting {
+	if g.opening {
+		// Its start's step ends with it: it returned before any scheduling point.
+		g.starting, g.opening = false, false
+	} else if g.starting {
 		g.starting = false
 		e.cur = e.gs[g.parent]
 		e.cur.wake <- struct{}{}

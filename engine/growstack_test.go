@@ -35,9 +35,9 @@ func stackMovesIn(depth int) bool {
 
 // TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger: the goroutines of a go statement go
 // past their initial stack (recursions of about 1.5 KB) and have it copied in the first
-// execution (each recurses as it starts, before any has ended); once the engine has seen two
-// of them do so, the later ones of that statement start with a stack that holds the
-// recursion. The goroutines of another go statement, which return at once, keep the initial
+// execution (each recurses as it starts, and none ends before all have: they wait for the
+// test body, which waits until each has recursed); once the engine has seen two of them do
+// so, the later ones of that statement start with a stack that holds the recursion. The goroutines of another go statement, which return at once, keep the initial
 // stack: in the last execution, the same recursion grows theirs.
 func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 	if raceBuild {
@@ -53,11 +53,15 @@ func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 	execution := -1
 	body := func(*engine.T) {
 		execution++
-		var wg sync.WaitGroup
+		var wg, recursed sync.WaitGroup
+		release := engine.MakeChan[struct{}](0, "grow.go:7")
 		engine.WGAdd(&wg, 2*goroutines, "grow.go:1")
+		engine.WGAdd(&recursed, goroutines, "grow.go:8")
 		for range goroutines {
 			engine.Go(func() {
 				deepMoved[execution] = append(deepMoved[execution], stackMovesIn(depth))
+				engine.WGDone(&recursed, "grow.go:9")
+				engine.Recv(release, "grow.go:10")
 				engine.WGDone(&wg, "grow.go:2")
 			}, "grow.go:3")
 			engine.Go(func() {
@@ -67,6 +71,8 @@ func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 				engine.WGDone(&wg, "grow.go:4")
 			}, "grow.go:5")
 		}
+		engine.WGWait(&recursed, "grow.go:11")
+		engine.Close(release, "grow.go:12")
 		engine.WGWait(&wg, "grow.go:6")
 	}
 	rep := engine.Explore(body, engine.Config{Strategy: firstEnabled(), Schedules: executions})
@@ -74,7 +80,7 @@ func TestGoroutinesOfAGoStatementWhoseStacksGrowStartLarger(t *testing.T) {
 		t.Fatalf("bug %v, error %v", rep.First, rep.Err)
 	}
 	want := [executions][]bool{
-		{true, true, true, true}, // each recurses as it starts, before any has ended
+		{true, true, true, true}, // each recurses as it starts, and none ends before all have
 		{false, false, false, false},
 		{false, false, false, false},
 	}

@@ -38,6 +38,16 @@ func Lock(mu *sync.Mutex, pos Pos) {
 	}
 	m := mutexOf(e, mu)
 	e.pointWait(g, OpLock, uintptr(unsafe.Pointer(mu)), pos, m, &m.waiters)
+	m.acquire(e, g)
+}
+
+// acquire is the rest of Lock once g may lock m, apart from Lock so that Lock's frame, under
+// the strategy's choice at its scheduling point, stays small: a goroutine's first scheduling
+// point is often a Lock, decided on the stack the goroutine started with
+// (TestSchedulingPointsFitTheInitialStack).
+//
+//go:noinline
+func (m *mutexState) acquire(e *Exec, g *goroutine) {
 	m.lock(e, g)
 	e.raceAcquire(g, m.unlocked)
 	e.notify(&m.waiters)

@@ -453,6 +453,9 @@ func TestRacyPoints(t *testing.T) {
 		found  bool
 		steps  int
 	}{
+		// Steps: two Adds, two go statements, the Wait (twice when it blocks), two Dones, and
+		// the accesses that are points; a goroutine's start is one step with its first
+		// operation (an access, or its Done).
 		{engine.PointsAll, nil, true, 13},
 		{engine.PointsRacy, []string{"p.go:2", "p.go:3"}, true, 12},
 		{engine.PointsRacy, nil, false, 8},

@@ -304,7 +304,8 @@ func (e *Exec) chanDo(g *goroutine, o *chanOp, cases []Case, kind OpKind, obj ui
 	var qbuf [4]*waitq
 	qs := e.chanJoin(o, qbuf[:0])
 	if o.foreign {
-		e.pointBlocking(g, Op{Kind: kind, Obj: obj, Pos: pos}, o, true, qs)
+		g.pending = Op{Kind: kind, Obj: obj, Pos: pos}
+		e.pointBlocking(g, o, true, qs)
 	} else {
 		e.pointWait(g, kind, obj, pos, o, qs...)
 	}

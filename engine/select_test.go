@@ -260,11 +260,12 @@ func TestSelectFIFOWithPlainReceivers(t *testing.T) {
 
 func TestSelectDefaultRace(t *testing.T) {
 	// go func() { ch <- 1 }(); select { case <-ch: default: }: in Go the select may run
-	// before the sender has started its send, and the sender then leaks. Both outcomes are
-	// alternatives of the select's choice.
+	// before the sender has started its send, and the sender then leaks. With the sender at
+	// its send (it starts at the yield), both outcomes are alternatives of the select's choice.
 	body := func(t *engine.T) {
 		ch := engine.MakeChan[int](0, "r.go:1")
 		engine.Go(func() { engine.Send(ch, 1, "r.go:2") }, "r.go:0")
+		engine.Gosched("r.go:4")
 		engine.Select("r.go:3", true, engine.RecvCase(ch))
 	}
 	s := chChoose(0)
@@ -280,6 +281,7 @@ func TestSelectDefaultRace(t *testing.T) {
 	body = func(t *engine.T) {
 		ch := engine.MakeChan[int](0, "r.go:1")
 		engine.Go(func() { engine.Recv(ch, "r.go:2") }, "r.go:0")
+		engine.Gosched("r.go:4")
 		engine.Select("r.go:3", true, engine.SendCase(ch, 1))
 	}
 	chWantBug(t, chRun(t, body, chLast()), engine.Leak, "G1 recv at r.go:2")

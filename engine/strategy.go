@@ -94,12 +94,13 @@ func ExecutionsLeft(budget, elapsed time.Duration, n, schedules int) int {
 }
 
 // WholeScheduleSpace is how a search that exhausted every schedule of the program says so:
-// every schedule of the model, which orders channel, sync, atomic and timer operations and
-// the memory accesses that are scheduling points (-points), with one short delay past a sleep
-// (-sleeps), and leaves out orders that only a goroutine delayed longer, left unscheduled
-// longer than the fairness rule allows, or whose code before its first scheduling point ran
-// after its parent's next steps (it runs at the go statement) would give.
-const WholeScheduleSpace = "(the whole schedule space of the model: orders of sync, channel, atomic and timer operations and point accesses, and one delay past a sleep of up to 10ms unless -sleeps=order; not longer delays, unfairness past -fair-steps, nor a new goroutine's code before its first scheduling point, which runs at its go statement)"
+// every schedule of the model, which orders channel, sync, atomic and timer operations, the
+// memory accesses that are scheduling points (-points) and the starts of goroutines that do
+// something observable (a t.Log) before their first scheduling point (such a goroutine's
+// start is a step of its own, which may come after any of its parent's later steps), with
+// one short delay past a sleep (-sleeps), and leaves out orders that only a goroutine delayed
+// longer, or left unscheduled longer than the fairness rule allows, would give.
+const WholeScheduleSpace = "(the whole schedule space of the model: orders of sync, channel, atomic and timer operations, point accesses and the starts of goroutines that log before their first point, and one delay past a sleep of up to 10ms unless -sleeps=order; not longer delays, nor unfairness past -fair-steps)"
 
 // Exhauster is implemented by strategies whose space can be exhausted. After Begin has
 // returned false, Exhausted describes what was covered, for example "all 1204 schedules with
@@ -202,6 +203,20 @@ type Decision struct {
 	list []GID
 
 	e *Exec
+}
+
+// Opened is the operation the previous step executed when that step started a goroutine (the
+// goroutine's pending operation was OpStart, and LastOp is then the kind of what it did): a
+// go statement's goroutine, picked at its start, runs to its first scheduling point and, when
+// its first operation can proceed, executes it in the same step. Otherwise (another step, or
+// a start whose goroutine blocked at its first operation or returned before any) it is the
+// zero Op. A strategy that reasons about what a step did — which events race with it — takes
+// this operation for the start's step.
+func (d *Decision) Opened() Op {
+	if d.e == nil || d.e.openedAt == 0 || d.e.openedAt != d.Step-1 {
+		return Op{}
+	}
+	return d.e.opened
 }
 
 // Enabled lists the enabled goroutines in creation (id) order. Never empty. With thousands of

@@ -203,6 +203,11 @@ func TestLogAfterTheTestCompletedPanics(t *testing.T) {
 				t.Logf("late %d", 1)
 			}, "l.go:2")
 		}, "Log in goroutine after TestLate has completed: late 1"},
+		{"log as a goroutine starts, after the test", func(t *engine.T) {
+			engine.Go(func() {
+				t.Logf("starting %d", 1) // its first act: its start is a step of its own
+			}, "l.go:13")
+		}, "Log in goroutine after TestLate has completed: starting 1"},
 		{"log after a subtest", func(t *engine.T) {
 			done := engine.MakeChan[int](0, "l.go:3")
 			t.Run("sub", func(t *engine.T) {

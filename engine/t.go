@@ -156,6 +156,9 @@ func (t *T) logAt(pos Pos, s string) {
 	if t.e != nil && t.e.aborting {
 		return // the execution is over: teardown logs nothing of it
 	}
+	if t.e != nil && t.e.cur != nil {
+		t.e.deferStart(t.e.cur)
+	}
 	s = strings.TrimSuffix(s, "\n")
 	line := s
 	if pos != "" {
@@ -219,6 +222,9 @@ func (t *T) failAtPos(skip int, pos Pos, msg string) {
 			}
 		}
 		return
+	}
+	if e.cur != nil {
+		e.deferStart(e.cur)
 	}
 	if t.completed && !e.aborting {
 		panic("Fail in goroutine after " + t.name + " has completed")

@@ -14,7 +14,7 @@ import (
 type traceStep struct {
 	obj  uintptr // the object acted on; for a data choice, its index in Exec.choices
 	g    GID
-	code uint32 // posID | op << 23 | 1 << 31 for a data choice
+	code uint32 // posID | op << 23 | 1 << 30 for a goroutine's start | 1 << 31 for a data choice
 }
 
 type choiceRecord struct{ value, n int32 }
@@ -22,14 +22,16 @@ type choiceRecord struct{ value, n int32 }
 const (
 	tracePosBits = 23
 	traceChoice  = 1 << 31
+	traceOpened  = 1 << 30 // the step started its goroutine, whose first operation it records
 	tracePosMask = 1<<tracePosBits - 1
-	traceOpMask  = 0xff
+	traceOpMask  = 0x7f
 	maxPositions = tracePosMask
 )
 
 func (s traceStep) isChoice() bool { return s.code&traceChoice != 0 }
 func (s traceStep) op() OpKind     { return OpKind(s.code >> tracePosBits & traceOpMask) }
 func (s traceStep) pos() posID     { return posID(s.code & tracePosMask) }
+func (s traceStep) opened() bool   { return s.code&traceOpened != 0 }
 
 func traceCode(op OpKind, pos posID) uint32 { return uint32(pos) | uint32(op)<<tracePosBits }
 

@@ -35,6 +35,12 @@ type debugStrategy struct {
 	reported int // trace entries already sent
 	// lockedAt is where each mutex was last locked (by its address).
 	lockedAt map[uintptr]string
+	// starting: the last decision started a goroutine (its pending operation was
+	// engine.OpStart), which went on to its first operation in the same step
+	// (Decision.Opened); startTrace is that step's index in trace and startPlan in plan (-1:
+	// not from the plan). Both are known, and checked, at the next decision.
+	starting              bool
+	startTrace, startPlan int
 
 	restart *Command
 	quit    bool
@@ -97,7 +103,10 @@ func (d *debugStrategy) planned(dec *engine.Decision) engine.GID {
 		d.leave(fmt.Sprintf("step %d: the schedule runs %s, but %v is not enabled", dec.Step, st, g))
 		return engine.NoGoroutine
 	}
-	if p := dec.Pending(g); (st.Op != "" && st.Op != p.Kind.String()) || (st.Pos != "" && st.Pos != p.Pos) {
+	if p := dec.Pending(g); p.Kind == engine.OpStart && st.Op != "" && st.Op != p.Kind.String() {
+		// The step starts g, and the plan records the first operation it then executes:
+		// checked at the next decision (started).
+	} else if (st.Op != "" && st.Op != p.Kind.String()) || (st.Pos != "" && st.Pos != p.Pos) {
 		d.leave(fmt.Sprintf("step %d: the schedule runs %s, but %v's next operation is %s", dec.Step, st, g, p))
 		return engine.NoGoroutine
 	}
@@ -121,6 +130,9 @@ func (d *debugStrategy) fallback(dec *engine.Decision) engine.GID {
 // Pick follows the plan and pauses where the adapter asked.
 func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 	n := dec.Step - 1
+	if d.starting {
+		d.started(dec)
+	}
 	next := d.planned(dec)
 	fromPlan := next >= 0
 	if !fromPlan {
@@ -183,19 +195,57 @@ func (d *debugStrategy) Pick(dec *engine.Decision) engine.GID {
 		// A data choice recorded right after this step is taken by Choose.
 	}
 	p := dec.Pending(next)
+	if p.Kind == engine.OpStart {
+		d.starting, d.startTrace, d.startPlan = true, len(d.trace), -1
+		if fromPlan {
+			d.startPlan = d.next - 1
+		}
+	}
 	d.trace = append(d.trace, schedule.Step{Kind: schedule.Run, G: int32(next), Op: p.Kind.String(), Pos: p.Pos})
 	enabled := make([]int, 0, dec.NumEnabled())
 	for i := 0; i < dec.NumEnabled(); i++ {
 		enabled = append(enabled, int(dec.EnabledAt(i)))
 	}
 	d.info = append(d.info, StepInfo{Obj: d.objNumber(p.Obj), Enabled: enabled})
+	d.locked(p)
+	return next
+}
+
+// locked notes where the mutex of a lock step was locked.
+func (d *debugStrategy) locked(p engine.Op) {
 	if p.Kind == engine.OpLock || p.Kind == engine.OpTryLock {
 		if d.lockedAt == nil {
 			d.lockedAt = make(map[uintptr]string)
 		}
 		d.lockedAt[p.Obj] = p.Pos
 	}
-	return next
+}
+
+// started completes the record of the previous step, which started a goroutine: the trace
+// shows the first operation it executed (the start alone when it blocked at it or returned
+// before any), as the schedule of an exploration does, and the plan, when the step came from
+// it, is checked against that operation.
+func (d *debugStrategy) started(dec *engine.Decision) {
+	d.starting = false
+	st := &d.trace[d.startTrace]
+	op := dec.Opened()
+	if op.Kind != engine.OpNone {
+		st.Op, st.Pos = op.Kind.String(), op.Pos
+		d.info[d.startTrace].Obj = d.objNumber(op.Obj)
+		d.locked(op)
+	}
+	if d.startPlan < 0 {
+		return
+	}
+	want := d.plan[d.startPlan]
+	if want.Op == "" || want.Op == engine.OpStart.String() || op.Kind != engine.OpNone && want.Op == op.Kind.String() && (want.Pos == "" || want.Pos == op.Pos) {
+		return
+	}
+	got := "it did not execute it (blocked at it, or finished)"
+	if op.Kind != engine.OpNone {
+		got = "its first operation is " + op.String()
+	}
+	d.leave(fmt.Sprintf("step %d: the schedule runs %s, but %s", dec.Step-1, want, got))
 }
 
 // Choose takes the plan's alternative while following it, else the then strategy's, or the

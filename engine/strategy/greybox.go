@@ -90,6 +90,10 @@ type Greybox struct {
 	picks    []greyboxPick           // the execution's decisions and data choices, kept if it
 	choices  []int                   // joins the corpus
 	last     map[uintptr]greyboxLast // the previous operation on each object
+	// starting is the goroutine the previous decision started (its pending operation was
+	// engine.OpStart), whose first operation, executed in the same step, is covered at the
+	// next decision (Decision.Opened); NoGoroutine when there is none.
+	starting engine.GID
 	// The elements the execution covered, in the order first seen (hits 0), and how often
 	// each occurred; index finds a pair's place in order by pairKey, stateIndex a state's by
 	// its value (keys of one word hash faster than the struct).
@@ -196,6 +200,7 @@ func NewGreybox(seed uint64) *Greybox {
 		cover:      map[greyboxPair]uint32{},
 		pos:        map[engine.Pos]int32{},
 		last:       map[uintptr]greyboxLast{},
+		starting:   engine.NoGoroutine,
 		index:      map[uint64]int32{},
 		stateIndex: map[uint64]int32{},
 		races:      map[[2]engine.Pos]bool{},
@@ -264,6 +269,7 @@ func (s *Greybox) Begin() bool {
 // resetExecution forgets the coverage and decisions of the last execution.
 func (s *Greybox) resetExecution() {
 	s.picks, s.choices = s.picks[:0], s.choices[:0]
+	s.starting = engine.NoGoroutine
 	clear(s.last)
 	clear(s.index)
 	clear(s.stateIndex)
@@ -362,15 +368,30 @@ func (s *Greybox) record(d *engine.Decision, g engine.GID) {
 	if s.states < s.maxStates {
 		s.count(greyboxPair{from: -1, to: -1, state: d.AtomicState()})
 	}
+	if s.starting >= 0 {
+		// The pair of the operation the previous decision executed, a start's.
+		if op := d.Opened(); op.Obj != 0 {
+			s.coverPair(s.starting, op.Obj, s.intern(op.Pos))
+		}
+		s.starting = engine.NoGoroutine
+	}
 	op := d.Pending(g)
 	pos := s.intern(op.Pos)
 	s.picks = append(s.picks, greyboxPick{g, pos})
-	if op.Obj != 0 {
-		if prev, ok := s.last[op.Obj]; ok {
-			s.count(greyboxPair{from: prev.pos, to: pos, same: prev.g == g})
-		}
-		s.last[op.Obj] = greyboxLast{pos, g}
+	if op.Kind == engine.OpStart {
+		s.starting = g
+	} else if op.Obj != 0 {
+		s.coverPair(g, op.Obj, pos)
 	}
+}
+
+// coverPair counts the pair that g's operation at pos on obj makes with the previous operation
+// on obj.
+func (s *Greybox) coverPair(g engine.GID, obj uintptr, pos int32) {
+	if prev, ok := s.last[obj]; ok {
+		s.count(greyboxPair{from: prev.pos, to: pos, same: prev.g == g})
+	}
+	s.last[obj] = greyboxLast{pos, g}
 }
 
 // count counts an occurrence of a coverage element in the execution.

@@ -124,7 +124,7 @@ func (p *POS) pickOneByOne(d *engine.Decision) engine.GID {
 	// compared. Between two decisions only the goroutine that ran has a new pending event, and
 	// the goroutines it created their first.
 	if p.last >= 0 {
-		op := p.lastOp
+		op := p.executed(d)
 		if op.Obj != 0 {
 			o := p.object(op.Obj)
 			if op.Kind.IsWrite() {
@@ -163,6 +163,16 @@ func (p *POS) pickOneByOne(d *engine.Decision) engine.GID {
 	}
 	p.last, p.lastOp = best, d.Pending(best)
 	return best
+}
+
+// executed is the operation the previous step executed: its goroutine's pending operation
+// when POS picked it, or, when that was the goroutine's start, the first operation it executed
+// in the same step (Decision.Opened): the event whose racing events get fresh priorities.
+func (p *POS) executed(d *engine.Decision) engine.Op {
+	if p.lastOp.Kind == engine.OpStart {
+		return d.Opened()
+	}
+	return p.lastOp
 }
 
 // stale reports whether goroutine g's priority must be drawn afresh: its event is new, or

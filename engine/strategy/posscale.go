@@ -297,7 +297,7 @@ func (s *posScale) reassign(set *gidSet) {
 func (p *POS) applyStep(d *engine.Decision) {
 	s := &p.scale
 	if p.last >= 0 {
-		op := p.lastOp
+		op := p.executed(d)
 		if op.Obj != 0 {
 			o := p.object(op.Obj)
 			s.reassign(&o.writes)

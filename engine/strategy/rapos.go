@@ -72,7 +72,11 @@ type raposStep struct {
 //
 // A transition is an enabled goroutine's pending operation (engine.Decision.Pending) and
 // dependence is Dependent; besides, a goroutine created by a step of the scheduled set (a
-// go statement) is dependent on that step, since the step enables it.
+// go statement) is dependent on that step, since the step enables it. A go statement's
+// goroutine is enabled at its start (engine.OpStart), a transition dependent on nothing but
+// that step: it stays schedulable until it has run, or a goroutine left out of the set that
+// followed its creation would be schedulable again only when no other transition is — never,
+// beside a goroutine that spins, until the engine's fairness rule forced it in.
 //
 // The engine executes one step per decision, so "for each t ∈ scheduled: Execute" is a queue
 // across consecutive Pick calls: the first goroutine of the set runs at once, the others at
@@ -148,11 +152,30 @@ func (r *RAPOS) Pick(d *engine.Decision) engine.GID {
 	r.schedulable(d)
 	r.set = r.subset(r.set[:0], r.cands, d.Pending)
 	r.ran = r.ran[:0]
-	r.created = r.created[:0]
+	r.created = r.unstarted(r.created, d)
 	g := r.set[0]
 	r.queue = append(r.queue[:0], r.set[1:]...)
 	r.ran = append(r.ran, raposStep{g, d.Pending(g)})
 	return g
+}
+
+// unstarted keeps of created the goroutines that have not started (their pending operation
+// is their start) and are not in the scheduled set r.set.
+func (r *RAPOS) unstarted(created []engine.GID, d *engine.Decision) []engine.GID {
+	kept := created[:0]
+next:
+	for _, g := range created {
+		if d.Pending(g).Kind != engine.OpStart {
+			continue
+		}
+		for _, m := range r.set {
+			if m == g {
+				continue next
+			}
+		}
+		kept = append(kept, g)
+	}
+	return kept
 }
 
 // schedulable computes r.cands: all enabled goroutines at the first decision; afterwards the

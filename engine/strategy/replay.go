@@ -60,8 +60,11 @@ type Replay struct {
 	origParams map[string]string
 	dataSeed   uint64 // the recorded execution's data seed (engine.DataSeeder)
 
-	begun     bool
-	next      int  // index in steps of the next decision
+	begun bool
+	next  int // index in steps of the next decision
+	// opening is the index in steps of the last decision when it started a goroutine whose
+	// first operation the schedule records (-1: none): checked at the next decision.
+	opening   int
 	handed    bool // the continuation has taken over
 	err       *DivergenceError
 	lastSteps int
@@ -93,7 +96,7 @@ func ReplayOf(name string, params map[string]string) ReplayOption {
 // NewReplay returns a strategy that replays steps, the decisions of one execution (as in
 // engine.Result.Schedule or schedule.File.Steps). The slice is not modified.
 func NewReplay(steps []schedule.Step, opts ...ReplayOption) *Replay {
-	r := &Replay{steps: steps}
+	r := &Replay{steps: steps, opening: -1}
 	for _, o := range opts {
 		o(r)
 	}
@@ -167,6 +170,9 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 	if r.err != nil {
 		return engine.NoGoroutine
 	}
+	if r.opening >= 0 && !r.opened(d) {
+		return engine.NoGoroutine
+	}
 	if r.next >= len(r.steps) {
 		if r.then != nil && r.thenBegun {
 			r.handed = true
@@ -201,12 +207,43 @@ func (r *Replay) Pick(d *engine.Decision) engine.GID {
 		r.diverge(d.Step, want, fmt.Sprintf("%v %s; enabled: %s", g, state, replayEnabled(d)), fmt.Sprintf("%v now %s", g, state))
 		return engine.NoGoroutine
 	}
-	if !replaySameOp(s, p) {
+	if p.Kind == engine.OpStart && s.Op != "" && s.Op != p.Kind.String() {
+		// The step starts g and executes its first operation, which the schedule records
+		// (engine.Decision.Opened): checked once it has run.
+		r.opening = r.next
+	} else if !replaySameOp(s, p) {
 		r.diverge(d.Step, want, fmt.Sprintf("%v's next operation is %s", g, p), fmt.Sprintf("%v now runs %s", g, p))
 		return engine.NoGoroutine
 	}
 	r.next++
 	return g
+}
+
+// opened checks the previous decision, which started a goroutine, against the first
+// operation the schedule records for it: it reports whether the goroutine executed that
+// operation in the step, and otherwise records the divergence.
+func (r *Replay) opened(d *engine.Decision) bool {
+	s := r.steps[r.opening]
+	r.opening = -1
+	g := engine.GID(s.G)
+	op := d.Opened()
+	if op.Kind != engine.OpNone && replaySameOp(s, op) {
+		return true
+	}
+	var got, now string
+	switch p := d.Pending(g); {
+	case op.Kind != engine.OpNone:
+		got, now = fmt.Sprintf("%v's first operation is %s", g, op), fmt.Sprintf("%v now runs %s", g, op)
+	case p == engine.Op{}:
+		got, now = fmt.Sprintf("%v has finished", g), fmt.Sprintf("%v now finishes", g)
+	case replaySameOp(s, p):
+		got, now = fmt.Sprintf("%v is blocked", g), fmt.Sprintf("%v now is blocked", g)
+	default:
+		got, now = fmt.Sprintf("%v is blocked at %s", g, p), fmt.Sprintf("%v now is blocked at %s", g, p)
+	}
+	r.diverge(d.Step-1, fmt.Sprintf("the schedule runs %s", replayStep(s)), got+"; enabled: "+replayEnabled(d), now)
+	r.err.Decision--
+	return false
 }
 
 // Choose returns the recorded alternative of the data choice.

@@ -289,13 +289,16 @@ type rpBody func(flag bool) func(*engine.T)
 
 func TestReplayDivergence(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		body     rpBody
-		step     int
-		want     string // the whole message, or its start when prefix is set
-		prefix   bool
-		inEnd    bool // found when the execution ended
-		decision int  // DivergenceError.Decision, when not -1
+		name   string
+		body   rpBody
+		step   int
+		want   string // the whole message, or its start when prefix is set
+		prefix bool
+		inEnd  bool // found when the execution ended
+		// opened: found at the next decision, the step's goroutine having started and gone
+		// on to its first operation (it checks that operation against the schedule's)
+		opened   bool
+		decision int // DivergenceError.Decision, when not -1
 	}{
 		{
 			name: "blocked",
@@ -304,6 +307,7 @@ func TestReplayDivergence(t *testing.T) {
 					var a, b sync.Mutex
 					engine.Lock(&a, "bl.go:1")
 					engine.Go(func() {
+						t.Log("starts") // observable: G1's start is a step of its own
 						m := &b
 						if flag {
 							m = &a
@@ -314,9 +318,10 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Unlock(&a, "bl.go:5")
 				}
 			},
-			step:     3,
+			step:     3, // G0's lock and go, G1's start and lock (it blocks: found at step 4)
 			want:     "replay diverged at step 3: the schedule runs G1 (lock at bl.go:3), but G1 is blocked; enabled: G0 (unlock at bl.go:5)",
 			decision: 2,
+			opened:   true,
 		},
 		{
 			name: "finished",
@@ -332,7 +337,7 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "fi.go:3")
 				}
 			},
-			step: 3,
+			step: 3, // G0's go (G1 runs to its write: an eager start), G1's write, its second
 			want: "replay diverged at step 3: the schedule runs G1 (write at fi.go:2), but G1 has finished; enabled: G0 (read at fi.go:3)",
 		},
 		{
@@ -341,6 +346,7 @@ func TestReplayDivergence(t *testing.T) {
 				return func(t *engine.T) {
 					var x int
 					engine.Go(func() {
+						t.Log("starts") // observable: G1's start is a step of its own
 						if flag {
 							engine.Read(unsafe.Pointer(&x), "op.go:2")
 						} else {
@@ -350,8 +356,9 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "op.go:3")
 				}
 			},
-			step: 2,
-			want: "replay diverged at step 2: the schedule runs G1 (write at op.go:2), but G1's next operation is read at op.go:2",
+			step:   2, // G0's go, G1's start and write (it reads: found at step 3)
+			want:   "replay diverged at step 2: the schedule runs G1 (write at op.go:2), but G1's first operation is read at op.go:2; enabled: G0 (read at op.go:3)",
+			opened: true,
 		},
 		{
 			name: "other position",
@@ -384,7 +391,7 @@ func TestReplayDivergence(t *testing.T) {
 					engine.Read(unsafe.Pointer(&x), "mg.go:4")
 				}
 			},
-			step: 4,
+			step: 4, // G0's go, G1's write, G0's GoAll (eager starts both), G2's write
 			want: "replay diverged at step 4: the schedule runs G2 (write at mg.go:3), but G2 does not exist: the execution has created 2 goroutine(s); enabled: G0 (read at mg.go:4)",
 		},
 		{
@@ -498,7 +505,10 @@ func TestReplayDivergence(t *testing.T) {
 			if rp.Err() != r.Err {
 				t.Errorf("Err() = %v, the result has %v", rp.Err(), r.Err)
 			}
-			if !tc.inEnd && r.Steps != tc.step {
+			if tc.opened && r.Steps != tc.step+1 {
+				t.Errorf("the execution went on to step %d after diverging at step %d, want it found at step %d", r.Steps, tc.step, tc.step+1)
+			}
+			if !tc.inEnd && !tc.opened && r.Steps != tc.step {
 				t.Errorf("the execution went on to step %d after diverging at step %d", r.Steps, tc.step)
 			}
 		})

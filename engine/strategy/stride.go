@@ -77,6 +77,11 @@ type Stride struct {
 	holder engine.GID // the goroutine of the current stride
 	left   int        // events left in its stride
 	count  []int      // counted events of every goroutine
+	// starting is the goroutine whose start the previous decision picked while another was
+	// enabled (its pending operation was engine.OpStart): its event is the first operation
+	// the start's step executed, counted at the next decision if there was one
+	// (Decision.Opened); NoGoroutine when there is none.
+	starting engine.GID
 }
 
 // StrideConfig configures NewStride. With neither SMax nor P set, SMax is
@@ -273,7 +278,7 @@ func (s *Stride) Begin() bool {
 	}
 	s.execs++
 	s.next()
-	s.holder, s.left = engine.NoGoroutine, 0
+	s.holder, s.left, s.starting = engine.NoGoroutine, 0, engine.NoGoroutine
 	s.count = s.count[:0]
 	return true
 }
@@ -291,15 +296,33 @@ func (s *Stride) Pick(d *engine.Decision) engine.GID {
 			}
 		}
 	}
+	if s.starting >= 0 {
+		if d.Opened().Kind != engine.OpNone {
+			s.counted(s.starting)
+		}
+		s.starting = engine.NoGoroutine
+	}
 	if n > 1 {
 		// The event counts: another goroutine is enabled (§V-A).
 		s.left--
-		for int(s.holder) >= len(s.count) {
-			s.count = append(s.count, 0)
+		if d.Pending(s.holder).Kind == engine.OpStart {
+			s.starting = s.holder
+		} else {
+			s.counted(s.holder)
 		}
-		s.count[s.holder]++
 	}
 	return s.holder
+}
+
+// counted counts an event of g: one that implied potential communication with another
+// goroutine (§V-A), which a goroutine's start is not unless its step went on through its
+// first operation; a start whose goroutine blocked at that operation (or returned before
+// any) executed no event of the goroutine, and its length does not count it.
+func (s *Stride) counted(g engine.GID) {
+	for int(g) >= len(s.count) {
+		s.count = append(s.count, 0)
+	}
+	s.count[g]++
 }
 
 // Choose implements engine.Strategy: a uniform random alternative.
@@ -307,6 +330,11 @@ func (s *Stride) Choose(c *engine.Choice) int { return s.rng.IntN(c.N) }
 
 // End implements engine.Strategy: a learning execution records its goroutines' lengths.
 func (s *Stride) End(*engine.Result) {
+	if s.starting >= 0 {
+		// The execution ended at the start's step: its first operation is taken as executed.
+		s.counted(s.starting)
+		s.starting = engine.NoGoroutine
+	}
 	if s.smax > 0 || s.learned {
 		return
 	}

@@ -525,7 +525,7 @@ func TestStrideReproducesAnExecutionAlone(t *testing.T) {
 				t.Errorf("lengths reported while learning: %v", params[4])
 			}
 			if params[5]["lengths"] != "4,2,2,2,2,2" {
-				t.Errorf("learned lengths %q, want 4,2,2,2,2,2 (the body's 5 spawns less the first, 2 per goroutine)", params[5]["lengths"])
+				t.Errorf("learned lengths %q, want 4,2,2,2,2,2 (the body's 5 spawns less the first; per goroutine, 2 accesses, the first with its start)", params[5]["lengths"])
 			}
 		}
 	}
@@ -569,5 +569,50 @@ func TestNewStrideParams(t *testing.T) {
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("NewStrideParams(%v).Params() = %v, want %v", tc.params, got, tc.want)
 		}
+	}
+}
+
+// TestStrideLengthsCountNoBlockedStart: a goroutine's length counts its events (seed 000,
+// §V-A: those that imply potential communication, while another goroutine is enabled); a
+// step that starts a goroutine whose first operation then blocks executed none. G1's first
+// operation is a Lock of the mutex the body holds when G1's start may be picked (G1 logs
+// first, so its start is a step of its own); its events are its Lock, Unlock and Done, at most
+// 3 in any learning execution — not 4 in those whose start was picked while the mutex was
+// held.
+func TestStrideLengthsCountNoBlockedStart(t *testing.T) {
+	body := func(t *engine.T) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		var x int
+		engine.WGAdd(&wg, 1, "l.go:0")
+		engine.Lock(&mu, "l.go:1")
+		engine.Go(func() {
+			t.Log("starts") // observable: G1's start is a step of its own
+			engine.Lock(&mu, "l.go:3")
+			engine.Unlock(&mu, "l.go:4")
+			engine.WGDone(&wg, "l.go:11")
+		}, "l.go:2")
+		engine.Write(unsafe.Pointer(&x), "l.go:5")
+		engine.Write(unsafe.Pointer(&x), "l.go:6")
+		engine.Unlock(&mu, "l.go:7")
+		engine.Write(unsafe.Pointer(&x), "l.go:8")
+		engine.Write(unsafe.Pointer(&x), "l.go:9")
+		engine.WGWait(&wg, "l.go:10")
+	}
+	s := newStride(t, strategy.StrideConfig{P: strideP1, Learn: 50, Seed: 3})
+	blocked := 0
+	engine.Explore(body, engine.Config{Strategy: s, Schedules: 51, KeepGoing: true, OnExecution: func(_ int, r *engine.Result) {
+		for i, st := range r.Schedule {
+			if st.G == 1 && st.Op == engine.OpStart.String() && i+1 < len(r.Schedule) && r.Schedule[i+1].G != 1 {
+				blocked++ // G1's start, which executed no operation
+				break
+			}
+		}
+	}, Record: true})
+	if blocked == 0 {
+		t.Fatal("no learning execution picked G1's start while the mutex was held")
+	}
+	if got := s.Lengths(); len(got) < 2 || got[1] != 3 {
+		t.Errorf("lengths %v: want G1's 3 (its Lock, Unlock and Done), whatever its start", got)
 	}
 }

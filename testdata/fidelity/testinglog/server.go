@@ -28,3 +28,11 @@ func (s *Server) Close() {
 	close(s.quit)
 	<-s.done
 }
+
+// Announce starts a worker that logs as it starts, before anything else (the bug: the caller
+// may return before the worker has run at all).
+func Announce(logf func(format string, args ...any)) {
+	go func() {
+		logf("worker started")
+	}()
+}

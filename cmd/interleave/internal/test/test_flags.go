@@ -376,11 +376,12 @@ blocking, so that a loop bounded by a deadline ends; no faster than 256ns a step
 hours pass; time.Now never returns the same instant twice.
 
 -p N runs up to N test processes at once (default: the number of CPUs), as go test -p does;
-the output stays per test and in order. A test with processes to spare (fewer tests than N) is
-split among several, each exploring a disjoint part of its schedules: a randomized strategy's
-executions by their per-execution seeds, a systematic one's schedule tree by decision
-prefixes; together they explore what one process would, and the first bug stops them all
-unless -keep-going. -shard i/n explores shard i of n of every test's schedules in the same
+the output stays per test and in order. The tests start longest first, by what they took in
+the newest runs in .interleave/runs (the tests never seen first). A test with processes to
+spare (fewer tests than N) is split among several, each exploring a disjoint part of its
+schedules: a randomized strategy's executions by their per-execution seeds, a systematic
+one's schedule tree by decision prefixes; together they explore what one process would, and
+the first bug stops them all unless -keep-going. -shard i/n explores shard i of n of every test's schedules in the same
 way, decided only by the flags, the seed and i/n: n machines (Kubernetes Indexed Jobs, a CI
 matrix) run the n shards with the same command line, and interleave merge combines their
 results stores. With at least 4 tests per shard and no -time, the shards split the test list

@@ -169,8 +169,10 @@ func (x *exploration) before() (stop bool) {
 		rep.Stopped = "canceled"
 		return true
 	}
-	if w, ok := x.plateau.reached(cfg.Plateau, rep.Schedules); ok {
+	elapsed := time.Since(x.start)
+	if w, ok := x.plateau.reached(cfg.Plateau, rep.Schedules, cfg.PlateauTime, elapsed); ok {
 		rep.Stopped, rep.PlateauWindow = "plateau", w
+		rep.PlateauFloor = timedFloor(cfg.Plateau, rep.Schedules, cfg.PlateauTime, elapsed)
 		return true
 	}
 	if p, ok := cfg.Strategy.(Paced); ok && cfg.Time > 0 {

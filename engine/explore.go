@@ -91,6 +91,10 @@ type Config struct {
 	// no execution had a scheduling choice, after the one execution of a test without data
 	// nondeterminism (PlateauDataOnly with it). 0: the exploration runs to its other bounds.
 	Plateau int
+	// PlateauTime, when positive, counts the plateau's floor in time too: the floor is at
+	// most the executions that PlateauTime holds at the mean duration of the executions so
+	// far, and not below PlateauMin (plateau.go).
+	PlateauTime time.Duration
 }
 
 // UseFile configures c to execute as the schedule file f was recorded: with the same
@@ -164,6 +168,9 @@ type Report struct {
 	// scheduling choice (one goroutine, no select between ready cases, no timer to fire),
 	// and DrewData when the executions drew math/rand values.
 	PlateauWindow int
+	// PlateauFloor is the floor of the plateau's rule when it stopped: Config.Plateau, or
+	// fewer executions when Config.PlateauTime held fewer.
+	PlateauFloor  int
 	Deterministic bool
 	DrewData      bool
 	Err           error

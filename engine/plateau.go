@@ -3,6 +3,8 @@
 
 package engine
 
+import "time"
+
 // The plateau's rule. What an execution shows is measured by a coverage that a test can
 // exhaust: the pairs of operations in a row on an object (pairCoverage: which operation
 // follows which, by kind and source position, by one goroutine or two) and the data races
@@ -13,7 +15,17 @@ package engine
 // thing found. The floor is for the rare pairs a strategy reaches seldom (one reached once
 // in a thousand executions is seen in the floor's executions with probability 63%, in the
 // default budget's 10,000 with 99.99%), which is why it applies to a default budget only,
-// never to an explicit one. The second term makes the rule scale-free: a test whose
+// never to an explicit one. With a time budget, the floor is counted in time as well: it is
+// at most the executions that Config.PlateauTime holds at the mean duration of the executions
+// so far (a twentieth of the test's time budget, 0.25s of the default 5s), and never fewer
+// than PlateauMin. A test whose executions take a millisecond or less keeps its thousand
+// (misc/safestack, 60µs an execution, goes 925 executions without a new pair before the
+// ones that lead to its bug); one whose executions take 3ms (the worker pools of
+// testdata/realmods, which cover their pairs within a few hundred executions and spent 80%
+// of their default run on the floor) waits a twentieth of its budget for a new pair, not
+// 3s: long executions get proportionally fewer schedules, as the budget's other bounds give
+// them. PlateauMin keeps at least the executions of a hundred-schedule run (-schedules 100)
+// after the last new pair. The second term makes the rule scale-free: a test whose
 // strategies still find a new pair after thousands of executions (a lock-free stack whose
 // preemptions lead, one by one, to new orders: SCTBench's misc/safestack shows new pairs at
 // executions 977, 1,112, 1,324, 2,577 and 2,581 before its bug at 2,783) is explored for as
@@ -37,6 +49,11 @@ const (
 	// DefaultPlateau is the floor the explore package gives Config.Plateau for a default
 	// budget.
 	DefaultPlateau = 1000
+	// PlateauMin is the least the floor is cut to by Config.PlateauTime.
+	PlateauMin = 100
+	// PlateauTimeShare is the share of a test's time budget that the explore package gives
+	// Config.PlateauTime: a twentieth.
+	PlateauTimeShare = 20
 )
 
 // plateau tracks what the executions of an exploration showed last.
@@ -60,9 +77,11 @@ func (p *plateau) note(n int, res *Result, fresh bool) {
 	}
 }
 
-// reached says whether the exploration, after n executions, is at its plateau, with the
-// executions in a row that showed nothing new.
-func (p *plateau) reached(floor, n int) (window int, stop bool) {
+// reached says whether the exploration, after n executions in elapsed, is at its plateau,
+// with the executions in a row that showed nothing new. The floor is cut to the executions
+// that floorTime holds at the mean duration so far (not below PlateauMin) when floorTime is
+// positive.
+func (p *plateau) reached(floor, n int, floorTime, elapsed time.Duration) (window int, stop bool) {
 	if floor <= 0 || n == 0 {
 		return 0, false
 	}
@@ -72,7 +91,21 @@ func (p *plateau) reached(floor, n int) (window int, stop bool) {
 	case !p.choice:
 		window = min(floor, PlateauDataOnly)
 	default:
-		window = max(floor, p.lastNew)
+		window = max(timedFloor(floor, n, floorTime, elapsed), p.lastNew)
 	}
 	return n - p.lastNew, n-p.lastNew >= window
+}
+
+// timedFloor is the plateau's floor after n executions in elapsed: floor, or the executions
+// that floorTime holds at their mean duration when they are fewer, but not fewer than
+// PlateauMin (nor more than floor).
+func timedFloor(floor, n int, floorTime, elapsed time.Duration) int {
+	if floorTime <= 0 || elapsed <= 0 {
+		return floor
+	}
+	fit := float64(floorTime) / float64(elapsed) * float64(n)
+	if fit >= float64(floor) {
+		return floor
+	}
+	return min(floor, max(PlateauMin, int(fit)))
 }

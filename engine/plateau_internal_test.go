@@ -86,7 +86,7 @@ func TestPlateauRule(t *testing.T) {
 			stopped := 0
 			for n := 1; n <= 200 && stopped == 0; n++ {
 				p.note(n, res, fresh[n])
-				if _, stop := p.reached(tc.floor, n); stop {
+				if _, stop := p.reached(tc.floor, n, 0, 0); stop {
 					stopped = n
 				}
 			}
@@ -94,6 +94,50 @@ func TestPlateauRule(t *testing.T) {
 				t.Errorf("stopped after %d executions, want %d", stopped, tc.stop)
 			}
 		})
+	}
+}
+
+// TestPlateauTimedFloor: with a time for the floor, the floor is the executions that time
+// holds at their mean duration when fewer than the floor, never below PlateauMin; the
+// scale-free term is as before. The clock is the executions' duration, given.
+func TestPlateauTimedFloor(t *testing.T) {
+	const floorTime = 250 * time.Millisecond // a twentieth of the default 5s
+	for _, tc := range []struct {
+		name  string
+		each  time.Duration // every execution's duration
+		fresh []int
+		stop  int
+	}{
+		// misc/safestack: 60µs an execution, new pairs up to 53 and then at 978.
+		{"short executions keep the floor", 60 * time.Microsecond, []int{2, 3, 22, 53, 978}, 978 + 1000},
+		{"250µs executions: 1000 still fit", 250 * time.Microsecond, []int{53}, 53 + 1000},
+		{"500µs executions: 500", 500 * time.Microsecond, []int{53}, 53 + 500},
+		{"3ms executions: PlateauMin", 3 * time.Millisecond, nil, 1 + PlateauMin},
+		{"3ms, new up to 170: as long again", 3 * time.Millisecond, []int{60, 120, 170}, 340},
+		{"43ms executions, new at 30: PlateauMin", 43 * time.Millisecond, []int{30}, 30 + PlateauMin},
+		{"no time: the floor", 0, []int{53}, 53 + 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p plateau
+			res := &Result{Goroutines: 2}
+			fresh := map[int]bool{}
+			for _, n := range tc.fresh {
+				fresh[n] = true
+			}
+			stopped := 0
+			for n := 1; n <= 5000 && stopped == 0; n++ {
+				p.note(n, res, fresh[n])
+				if _, stop := p.reached(DefaultPlateau, n, floorTime, time.Duration(n)*tc.each); stop {
+					stopped = n
+				}
+			}
+			if stopped != tc.stop {
+				t.Errorf("stopped after %d executions, want %d", stopped, tc.stop)
+			}
+		})
+	}
+	if got := timedFloor(50, 10, floorTime, time.Second); got != 50 {
+		t.Errorf("a floor below PlateauMin: %d, want it kept (50)", got)
 	}
 }
 

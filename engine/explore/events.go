@@ -79,9 +79,13 @@ type Event struct {
 	// nothing new (no new operation pair or data race) when the exploration stopped;
 	// OneSchedule is set when no execution had a scheduling choice (one goroutine, no select
 	// between ready cases), and DrewData when the executions drew math/rand values.
-	Plateau     int  `json:"Plateau,omitempty"`
-	OneSchedule bool `json:"OneSchedule,omitempty"`
-	DrewData    bool `json:"DrewData,omitempty"`
+	Plateau int `json:"Plateau,omitempty"`
+	// PlateauFloor, with Stopped "plateau", is the floor of the plateau's rule: 1,000
+	// executions, or fewer when a twentieth of the time budget held fewer
+	// (engine.Report.PlateauFloor).
+	PlateauFloor int  `json:"PlateauFloor,omitempty"`
+	OneSchedule  bool `json:"OneSchedule,omitempty"`
+	DrewData     bool `json:"DrewData,omitempty"`
 	// TimeBudget is the test's time budget in seconds, race-detection phase included (0:
 	// none), which Stopped "time" says was spent.
 	TimeBudget float64 `json:"TimeBudget,omitempty"`
@@ -175,6 +179,9 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	}
 	if rep.Stopped == "plateau" {
 		e.Plateau, e.OneSchedule, e.DrewData = rep.PlateauWindow, rep.Deterministic, rep.DrewData
+		if !rep.Deterministic {
+			e.PlateauFloor = rep.PlateauFloor
+		}
 	}
 	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, len(rep.Notices) > 0)
 	if rep.Err != nil {

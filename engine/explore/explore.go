@@ -145,6 +145,11 @@ func run(t testing.TB, body func(*T), o options) *Report {
 	}
 	start := time.Now()
 	timeBudget := o.config.Time // the test's, detection phase included
+	if o.config.Plateau > 0 && timeBudget > 0 {
+		// The plateau's floor is counted in time too: long executions wait a twentieth of
+		// the budget for a new pair, not a thousand executions (engine/plateau.go).
+		o.config.PlateauTime = timeBudget / engine.PlateauTimeShare
+	}
 	var detect *Report
 	if o.config.Points == engine.PointsRacy && o.config.RacyPoints == nil {
 		var err error

@@ -110,6 +110,7 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 		}
 		if e.Stopped == "plateau" {
 			c.Plateau = max(c.Plateau, e.Plateau)
+			c.PlateauFloor = max(c.PlateauFloor, e.PlateauFloor)
 			c.DrewData = c.DrewData || e.DrewData
 			oneSchedule = oneSchedule && e.OneSchedule
 		} else {
@@ -157,7 +158,7 @@ func CombineParts(results []*Part, interrupted bool) (*explore.Event, error) {
 		c.Stopped, c.OneSchedule = "plateau", oneSchedule
 	default:
 		c.Stopped = results[0].Event.Stopped
-		c.Plateau = 0
+		c.Plateau, c.PlateauFloor = 0, 0
 	}
 	c.Exhausted = explore.QualifyExhausted(c.Exhausted, c.Cut, false)
 	return c, nil

@@ -7,8 +7,10 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/interleave-dev/interleave/cmd/interleave/internal/base"
+	"github.com/interleave-dev/interleave/engine"
 	"github.com/interleave-dev/interleave/engine/explore"
 	"github.com/interleave-dev/interleave/engine/runs"
 )
@@ -126,5 +128,11 @@ func PlateauText(e *explore.Event) string {
 	case e.OneSchedule:
 		return fmt.Sprintf("one goroutine and no scheduling choice; stopped after %d schedules, its math/rand values drawn anew in each: nothing new in the last %d", e.Schedules, e.Plateau)
 	}
-	return fmt.Sprintf("stopped: no new operation pair or data race in the last %s schedules", base.Thousands(e.Plateau))
+	text := fmt.Sprintf("stopped: no new operation pair or data race in the last %s schedules", base.Thousands(e.Plateau))
+	if e.PlateauFloor > 0 && e.PlateauFloor < engine.DefaultPlateau && e.TimeBudget > 0 {
+		// The floor counted in time: long executions (engine/plateau.go).
+		d := time.Duration(e.TimeBudget * float64(time.Second) / engine.PlateauTimeShare)
+		text += fmt.Sprintf(" (at least as many as %s held: a twentieth of the time budget, not %s)", d.Round(time.Millisecond), base.Thousands(engine.DefaultPlateau))
+	}
+	return text
 }

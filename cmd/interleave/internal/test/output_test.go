@@ -71,7 +71,8 @@ func TestDropDuplicateSchedules(t *testing.T) {
 
 // TestPlateauLine: a test stopped at its plateau says so in its line as the other reasons to
 // stop are said ("; stopped: …"), with the operation pairs its schedules covered; a test with
-// one schedule is described, without pairs; -json gives the pairs as Coverage.
+// one schedule is described, without pairs; -json gives the pairs as Coverage. A floor that
+// a twentieth of the time budget cut is said with the time.
 func TestPlateauLine(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -81,6 +82,10 @@ func TestPlateauLine(t *testing.T) {
 	}{
 		{"plateau", explore.Event{Schedules: 1202, Interleavings: 954, Coverage: 88, Stopped: "plateau", Plateau: 1000, Strategy: "portfolio"},
 			[]string{"no bug in 1,202 schedules, 954 distinct interleavings, 88 operation pairs (portfolio, ", "; stopped: no new operation pair or data race in the last 1,000 schedules"}, "\n    "},
+		{"plateau, floor in time", explore.Event{Schedules: 123, Interleavings: 99, Coverage: 87, Stopped: "plateau", Plateau: 100, PlateauFloor: 100, TimeBudget: 5, Strategy: "portfolio"},
+			[]string{"; stopped: no new operation pair or data race in the last 100 schedules (at least as many as 250ms held: a twentieth of the time budget, not 1,000)"}, "\n    "},
+		{"plateau, the whole floor", explore.Event{Schedules: 1202, Interleavings: 954, Coverage: 88, Stopped: "plateau", Plateau: 1000, PlateauFloor: 1000, TimeBudget: 5, Strategy: "portfolio"},
+			[]string{"; stopped: no new operation pair or data race in the last 1,000 schedules"}, "twentieth"},
 		{"time", explore.Event{Schedules: 206, Interleavings: 143, Coverage: 55, Stopped: "time", TimeBudget: 5, Strategy: "portfolio"},
 			[]string{"206 schedules, 143 distinct interleavings, 55 operation pairs (portfolio, ", "; stopped: time budget (5s)"}, "no new"},
 		{"one schedule", explore.Event{Schedules: 1, Interleavings: 1, Coverage: 3, Stopped: "plateau", Plateau: 1, OneSchedule: true, Strategy: "portfolio"},

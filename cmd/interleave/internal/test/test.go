@@ -124,7 +124,7 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	var outcomes []testOutcome
 	started := time.Now()
 	bugs, failures := 0, 0
-	runJobs(ctx, f, jobs, out)
+	runJobs(ctx, f, jobs, startOrder(jobs, pastDurations(moduleDirOf(res.Packages))), out)
 	// A signal (Ctrl-C, a CI runner's SIGTERM) that stopped tests before their end makes
 	// the run an interrupted one, not a pass: the tests it stopped, and those it did not
 	// start, are reported as not explored to the end, with what was found before.
@@ -471,16 +471,21 @@ func ExecTest(ctx context.Context, p *instrument.Package, test string, env []str
 	return result, log.String(), nil
 }
 
+// moduleDirOf is the directory of the module whose results store the run's summary goes to:
+// the first package's that has one.
+func moduleDirOf(pkgs []*instrument.Package) string {
+	for _, p := range pkgs {
+		if p.ModuleDir != "" {
+			return p.ModuleDir
+		}
+	}
+	return ""
+}
+
 // saveRun writes the run's summary to .interleave/runs at the module root; interrupted is
 // the signal that interrupted the run, "" when it went to its end.
 func saveRun(pkgs []*instrument.Package, f *testFlags, outcomes []testOutcome, interrupted string) (string, error) {
-	var dir string
-	for _, p := range pkgs {
-		if p.ModuleDir != "" {
-			dir = p.ModuleDir
-			break
-		}
-	}
+	dir := moduleDirOf(pkgs)
 	if dir == "" {
 		return "", nil
 	}

@@ -376,11 +376,12 @@ blocking, so that a loop bounded by a deadline ends; no faster than 256ns a step
 hours pass; time.Now never returns the same instant twice.
 
 -p N runs up to N test processes at once (default: the number of CPUs), as go test -p does;
-the output stays per test and in order. A test with processes to spare (fewer tests than N) is
-split among several, each exploring a disjoint part of its schedules: a randomized strategy's
-executions by their per-execution seeds, a systematic one's schedule tree by decision
-prefixes; together they explore what one process would, and the first bug stops them all
-unless -keep-going. -shard i/n explores shard i of n of every test's schedules in the same
+the output stays per test and in order. The tests start longest first, by what they took in
+the newest runs in .interleave/runs (the tests never seen first). A test with processes to
+spare (fewer tests than N) is split among several, each exploring a disjoint part of its
+schedules: a randomized strategy's executions by their per-execution seeds, a systematic
+one's schedule tree by decision prefixes; together they explore what one process would, and
+the first bug stops them all unless -keep-going. -shard i/n explores shard i of n of every test's schedules in the same
 way, decided only by the flags, the seed and i/n: n machines (Kubernetes Indexed Jobs, a CI
 matrix) run the n shards with the same command line, and interleave merge combines their
 results stores. With at least 4 tests per shard and no -time, the shards split the test list
@@ -397,12 +398,16 @@ Without -schedules or -time, each test has a time budget (-time, default 5s, rac
 phase included; the run's -total-time, default 2m, is shared among the tests, none cut below
 0.5s) and at most 10,000 schedules, and stops early once its executions stop covering anything
 new: no new operation pair (which operation follows which on an object, by kind and line, by one
-goroutine or two) or data race in the last max(1000, the number of the last schedule that
+goroutine or two) or data race in the last max(floor, the number of the last schedule that
 covered one) schedules ("stopped: no new operation pair or data race in the last 1,000
-schedules"; the line counts the pairs covered); a test with one goroutine and no scheduling
-choice runs once (until 100 schedules in a row show nothing new when it draws math/rand values).
--schedules N given runs exactly N schedules (or to a -time given, a bug, or the end of the
-strategy's space). A test's line says why it stopped ("stopped: time budget (5s)").
+schedules"; the line counts the pairs covered). The floor is 1,000 schedules, or as many as a
+twentieth of the test's time budget holds at their mean duration when fewer, but at least 100
+("... in the last 100 schedules (at least as many as 250ms held: a twentieth of the time
+budget, not 1,000)"): long executions wait a twentieth of the budget for a new pair, short
+ones a thousand executions. A test with one goroutine and no scheduling choice runs once
+(until 100 schedules in a row show nothing new when it draws math/rand values). -schedules N
+given runs exactly N schedules (or to a -time given, a bug, or the end of the strategy's
+space). A test's line says why it stopped ("stopped: time budget (5s)").
 
 Without -max-steps the step bound adapts: it starts at 100,000 steps and doubles, up to
 3,200,000, each time an execution reaches it while its goroutines still change state (sends,

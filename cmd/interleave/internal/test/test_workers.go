@@ -100,14 +100,15 @@ func planJobs(f *testFlags, jobs []*testJob, splittable, lockstep, shardedByTest
 }
 
 // runJobs explores the jobs with at most f.workers test processes at once, starting them in
-// order, and prints each job's output once it and every job before it are done.
-func runJobs(ctx context.Context, f *testFlags, jobs []*testJob, out *output) {
+// the order start gives (startOrder: the same jobs), and prints each job's output once it and
+// every job before it in jobs are done.
+func runJobs(ctx context.Context, f *testFlags, jobs, start []*testJob, out *output) {
 	var mu sync.Mutex // the real output
 	live := newLiveProgress(out, &mu)
 	tokens := make(chan struct{}, f.workers)
-	start := time.Now()
+	began := time.Now()
 	go func() {
-		for i, j := range jobs {
+		for i, j := range start {
 			for range j.parts {
 				select {
 				case tokens <- struct{}{}:
@@ -121,7 +122,7 @@ func runJobs(ctx context.Context, f *testFlags, jobs []*testJob, out *output) {
 				continue
 			}
 			j.started = true
-			j.time = f.testBudget(time.Since(start), len(jobs)-i, f.workers)
+			j.time = f.testBudget(time.Since(began), len(start)-i, f.workers)
 			go func() {
 				defer close(j.done)
 				defer func() {

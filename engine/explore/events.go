@@ -176,7 +176,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 	if rep.Stopped == "plateau" {
 		e.Plateau, e.OneSchedule, e.DrewData = rep.PlateauWindow, rep.Deterministic, rep.DrewData
 	}
-	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, len(rep.Notices) > 0)
+	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, rep.Recovered > 0)
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()
 	}

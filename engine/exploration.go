@@ -32,9 +32,12 @@ type exploration struct {
 	// SleepsNotice), clockAhead that of the bugs that came after the virtual clock ran ahead
 	// of the work (Bug.ClockAhead).
 	delayed, clockAhead bugNotice
-	sharer              PointsSharer
-	plateau             plateau
-	pairs               pairCoverage // measured with Config.Plateau only
+	// output decides whether an example's output differing from its comment depends on the
+	// schedule (exampleOutput).
+	output  exampleOutput
+	sharer  PointsSharer
+	plateau plateau
+	pairs   pairCoverage // measured with Config.Plateau only
 
 	// turn is the execution in flight, its number shifted left by 2, with its state in the
 	// low bits (turnPassed, turnEnded, turnAbandoned).
@@ -205,6 +208,7 @@ func (x *exploration) before() (stop bool) {
 // after takes in the result of an execution, and decides whether the exploration stops.
 func (x *exploration) after(res *Result) (stop bool) {
 	cfg, rep, r, body := &x.cfg, x.rep, &x.r, x.body
+	passed := res.Bug == nil && res.Err == nil && res.Limitation == nil && !res.Skipped
 	switch {
 	case res.Bug == nil:
 	case res.Bug.Delayed != "" && cfg.Sleeps == SleepsNotice:
@@ -214,11 +218,13 @@ func (x *exploration) after(res *Result) (stop bool) {
 		x.clockAhead.add(rep, clockAheadNotice(rep.Schedules+1, res.Bug))
 		res.Bug = nil
 	}
+	promoted := x.output.take(rep, res, passed, x.number(rep.Schedules+1))
 	cfg.Strategy.End(res)
 	if res.Err != nil {
 		if rc, ok := cfg.Strategy.(Recoverer); ok {
 			if notice, ok := rc.Recovered(); ok {
 				rep.Notices = append(rep.Notices, notice)
+				rep.Recovered++
 				return false
 			}
 		}
@@ -304,15 +310,16 @@ func (x *exploration) after(res *Result) (stop bool) {
 		rep.Buggy++
 		if rep.First == nil {
 			rep.First = res.clone()
-			rep.FirstAt = rep.Schedules
-			if n, ok := cfg.Strategy.(Numberer); ok && n.Number() > 0 {
-				rep.FirstAt = n.Number()
-			}
+			rep.FirstAt = x.number(rep.Schedules)
 		}
 		if !cfg.KeepGoing {
 			rep.Stopped = "bug"
 			return true
 		}
+	case promoted && !cfg.KeepGoing:
+		// This schedule passed, so an earlier one's different output was the schedule's.
+		rep.Stopped = "bug"
+		return true
 	}
 	// Goroutines the engine did not start may still be noting their operations (noteForeign).
 	foreignMu.Lock()
@@ -376,4 +383,89 @@ func clockAheadNotice(n int, b *Bug) string {
 	return fmt.Sprintf("schedule %d failed after the virtual clock ran ahead of the work (%s): %s at %s: %s. "+
 		"A program that works and reads the clock at once sees time pass faster than a machine would run it, so a check of the time against the work done is not judged: not reported as a bug",
 		n, b.ClockAhead, b.Kind, b.Pos, msg)
+}
+
+// number is the number by which the report names schedule n, the n-th execution counted: the
+// strategy's own when it numbers its schedules (Numberer).
+func (x *exploration) number(n int) int {
+	if nb, ok := x.cfg.Strategy.(Numberer); ok && nb.Number() > 0 {
+		return nb.Number()
+	}
+	return n
+}
+
+// exampleOutput decides whether an example's output that differs from its output comment
+// (Bug.OutputDiffers) depends on the schedule. An example's output can differ from its
+// comment in every schedule for a reason that is not an interleaving's: the example prints
+// its own call stack (runtime.Callers: under the engine it runs through the harness and the
+// engine, not testing.runExample), or something else the engine's code runs differently
+// from go test's. Such a difference is the same in every schedule, so:
+//
+//   - the first schedule whose output differs is held back (pending), counted as one that
+//     passed, and the exploration goes on within its budget;
+//   - a schedule that passes (its output is the expected one) or whose output differs
+//     differently makes the difference the schedule's: the held-back schedule becomes the
+//     report's first bug, with its schedule, as any failure (and a difference after a
+//     schedule that passed is a failure at once);
+//   - when the exploration ends with every schedule that ran the example to its end giving
+//     the same different output, the difference does not depend on the schedule: a notice
+//     (Notice), not a bug.
+//
+// A user who runs one schedule (-schedules 1) gets the notice: one schedule cannot tell.
+type exampleOutput struct {
+	pending   *Result // the first schedule whose output differed, while undecided
+	pendingAt int     // its number
+	same      int     // the schedules whose output was pending's
+	passed    bool    // a schedule passed
+	decided   bool    // the difference depends on the schedule: every one is a bug now
+}
+
+// take takes in an execution's result, passed when it ended without a bug, an error, a
+// limitation or a skip; n is its number. It holds back a difference of output while
+// undecided (res.Bug set to nil: the exploration goes on), and reports whether it made the
+// held-back schedule the report's first bug.
+func (o *exampleOutput) take(rep *Report, res *Result, passed bool, n int) (promoted bool) {
+	if o.decided {
+		return false
+	}
+	differs := res.Bug != nil && res.Bug.OutputDiffers
+	switch {
+	case differs && o.passed:
+		o.decided = true // reported as the bug it is
+		return false
+	case differs && o.pending == nil:
+		o.pending, o.pendingAt, o.same = res.clone(), n, 1
+		res.Bug = nil
+		return false
+	case differs && res.Bug.Output == o.pending.Bug.Output:
+		o.same++
+		res.Bug = nil
+		return false
+	case differs, passed:
+		o.passed = o.passed || passed
+		if o.pending == nil {
+			return false
+		}
+		o.decided = true
+		rep.Buggy += o.same
+		if rep.First == nil {
+			rep.First, rep.FirstAt = o.pending, o.pendingAt
+		}
+		o.pending = nil
+		return true
+	}
+	return false
+}
+
+// Notice is the notice of a difference of output that was the same in every schedule, or ""
+// when there is none.
+func (o *exampleOutput) Notice() string {
+	if o.pending == nil || o.decided {
+		return ""
+	}
+	b := o.pending.Bug
+	return fmt.Sprintf("the example's output differs from its output comment (%s) the same way in every schedule that ran it to its end (%d of them, the first schedule %d): "+
+		"the difference does not depend on the schedule — the output depends on the call stack or on code the engine runs differently from go test — so it is not reported as a bug; "+
+		"go test reports it if the example fails natively",
+		b.Pos, o.same, o.pendingAt)
 }

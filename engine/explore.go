@@ -187,8 +187,14 @@ type Report struct {
 	// returned (background.go): what the first such execution left, and how many did.
 	Background *BackgroundNotice
 	// Notices are what the strategy had to give up, for a person (Recoverer): a portfolio's
-	// member that left the rotation on an error of its own.
+	// member that left the rotation on an error of its own; and the bugs the exploration
+	// reports as notices (a failure after the virtual clock ran ahead of the work, one that
+	// needed a delay past a sleep, an example's output that differs the same way in every
+	// schedule).
 	Notices []string
+	// Recovered counts the strategy's notices (Recoverer): a member of a portfolio that left
+	// the rotation because the program was seen to be nondeterministic.
+	Recovered int
 }
 
 // SchedulesPerSecond is the exploration's throughput.
@@ -231,6 +237,9 @@ func Explore(body func(*T), cfg Config) *Report {
 	}
 	go x.loop(0, false)
 	abandoned := x.await()
+	if n := x.output.Notice(); n != "" {
+		x.rep.Notices = append(x.rep.Notices, n)
+	}
 	x.rep.Elapsed, x.rep.RacyPoints = time.Since(x.start), x.r.racyList
 	if c, ok := cfg.Strategy.(Closer); ok && !abandoned {
 		c.Close()

@@ -49,6 +49,12 @@ type Bug struct {
 	// the program's work while it read the clock (clock.go): what the program saw of the time
 	// then depends on how fast the clock ran, not on the schedule, and the bug is a notice.
 	ClockAhead string
+	// OutputDiffers says that the bug is an example's output differing from its output
+	// comment (T.OutputDiffers), and Output is that output: the exploration reports the
+	// difference as a bug only when it depends on the schedule (exploration.go,
+	// exampleOutput).
+	OutputDiffers bool   `json:"-"`
+	Output        string `json:"-"`
 
 	// stack is the failing goroutine's stack when it failed, for bugs after which the
 	// goroutine went on (t.Error).

@@ -195,18 +195,29 @@ func (t *T) appendLog(line string) bool {
 // Fail marks this execution failed.
 func (t *T) Fail() { t.failAt(3, "test failed") }
 
-func (t *T) failAt(skip int, msg string) { t.failAtPos(skip+1, "", msg) }
+func (t *T) failAt(skip int, msg string) { t.failAtPos(skip+1, "", msg, nil) }
 
 // ErrorAt is Error at pos ("file:line"), the place in the program the failure is about,
 // rather than its caller's: the harness reports an example's unexpected output at the
 // example.
 func (t *T) ErrorAt(pos Pos, msg string) {
 	t.logAt(pos, msg)
-	t.failAtPos(2, pos, msg)
+	t.failAtPos(2, pos, msg, nil)
 }
 
-// failAtPos is failAt, at pos when it is not "".
-func (t *T) failAtPos(skip int, pos Pos, msg string) {
+// OutputDiffers is ErrorAt for an example whose output, output, differs from its output
+// comment: the failure is a bug of the execution as ErrorAt's is, and the exploration compares
+// the output across schedules (Bug.OutputDiffers): a difference that is the same in every
+// schedule does not depend on the schedule, and is a notice, not a bug (exploration.go).
+// output is what the comparison compares (for an unordered comparison, the sorted lines).
+func (t *T) OutputDiffers(pos Pos, msg, output string) {
+	t.logAt(pos, msg)
+	t.failAtPos(2, pos, msg, &output)
+}
+
+// failAtPos is failAt, at pos when it is not ""; output, when not nil, is an example's output
+// that differed from its comment's (OutputDiffers).
+func (t *T) failAtPos(skip int, pos Pos, msg string, output *string) {
 	e := t.e
 	if e == nil {
 		t.mu.Lock()
@@ -217,6 +228,9 @@ func (t *T) failAtPos(skip int, pos Pos, msg string) {
 		t.failed = true
 		if t.failure == nil {
 			t.failure = &Bug{Kind: Fail, Message: msg, Pos: pos}
+			if output != nil {
+				t.failure.OutputDiffers, t.failure.Output = true, *output
+			}
 			if _, file, line, ok := runtime.Caller(skip); ok && pos == "" {
 				t.failure.Pos = fmt.Sprintf("%s:%d", file, line)
 			}
@@ -234,6 +248,9 @@ func (t *T) failAtPos(skip int, pos Pos, msg string) {
 		return
 	}
 	bug := &Bug{Kind: Fail, Message: msg, Pos: pos}
+	if output != nil {
+		bug.OutputDiffers, bug.Output = true, *output
+	}
 	if _, file, line, ok := runtime.Caller(skip); ok && pos == "" {
 		bug.Pos = fmt.Sprintf("%s:%d", file, line)
 	}

@@ -183,7 +183,7 @@ func resultEvent(name string, info schedule.Test, rep *Report) *Event {
 			e.PlateauFloor = rep.PlateauFloor
 		}
 	}
-	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, len(rep.Notices) > 0)
+	e.Exhausted = QualifyExhausted(e.Exhausted, rep.StepBound, rep.Recovered > 0)
 	if rep.Err != nil {
 		e.Error = rep.Err.Error()
 	}

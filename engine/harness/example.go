@@ -19,7 +19,10 @@ import (
 // that hands the renamed one to RunExample: the example is explored as a test is, its output
 // compared with the comment's after each schedule, and a schedule whose output differs is a
 // failure (a bug with its schedule saved), reported as go test reports it, with what the
-// example printed ("got:") and the comment's output ("want:"). An example without an output
+// example printed ("got:") and the comment's output ("want:") — when the difference depends
+// on the schedule: an output that differs the same way in every schedule (an example that
+// prints its own call stack, which runs through the harness and the engine here) is a
+// notice, and the example passes (engine.T.OutputDiffers). An example without an output
 // comment is compiled but not run, by go test as before: the instrumenter leaves it alone.
 
 // RunExample is what the instrumenter makes of an ExampleXxx function with an output
@@ -88,12 +91,25 @@ func exampleBody(example func(), output string, unordered bool, pos string, capt
 				t.Fatalf("read the example's output: %v", err)
 			}
 			if msg := exampleMismatch(string(got), output, unordered); msg != "" {
-				t.ErrorAt(pos, msg)
+				t.OutputDiffers(pos, msg, comparedOutput(string(got), unordered))
 			}
 		}()
 		example()
 		finished = true
 	}
+}
+
+// comparedOutput is an example's output as exampleMismatch compares it: two schedules whose
+// outputs are the same by this differ from the comment the same way.
+func comparedOutput(stdout string, unordered bool) string {
+	got := strings.TrimSpace(stdout)
+	if runtime.GOOS == "windows" {
+		got = strings.ReplaceAll(got, "\r\n", "\n")
+	}
+	if unordered {
+		return strings.Join(slices.Sorted(strings.SplitSeq(got, "\n")), "\n")
+	}
+	return got
 }
 
 // exampleMismatch compares an example's output with the expected one as go test does (spaces

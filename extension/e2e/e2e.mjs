@@ -330,12 +330,24 @@ async function stopDebugging(page) {
   if (/terminated by the client/.test(toasts)) fail(`Stop showed a notification: ${toasts}`);
 }
 
+// openFile opens rel with Quick Open. The path is filled into the quick input at once, not typed
+// key by key: an editor revealed late by an earlier step (the timeline's go-to-step) may take the
+// focus and close the quick input, and typed keys would then edit that file. When that happens
+// the quick input is opened again.
 async function openFile(page, rel) {
-  await quickInput(page, 'Control+P');
-  await page.keyboard.type(rel);
   const base = rel.split('/').pop();
   const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${base}"]`).first();
-  await row.waitFor({ timeout: 60000 });
+  for (let attempt = 1; ; attempt++) {
+    await quickInput(page, 'Control+P');
+    await page.locator('.quick-input-widget input').first().fill(rel);
+    try {
+      await row.waitFor({ timeout: 20000 });
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      log(`Quick Open lost ${rel} (attempt ${attempt}): opening it again`);
+    }
+  }
   await row.click();
   await waitFor(page, `the editor on ${rel}`, (b) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(b)), base, 30000);
 }

@@ -199,14 +199,24 @@ async function waitFor(page, what, fn, arg, timeout = 240000) {
 
 // quickInput opens the quick input with key and waits until it has the keyboard focus (focus
 // may still be in a webview or on its way to an editor).
+// An editor revealed late may take the focus back and close the quick input as it opens: the
+// key is pressed again then, up to five times.
 async function quickInput(page, key) {
-  await page.keyboard.press('Escape');
-  await page.locator('.part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
-  await page.keyboard.press(key);
-  await waitFor(page, 'the quick input to have the focus', () => {
-    const a = document.activeElement;
-    return a !== null && a.closest('.quick-input-widget') !== null && a.tagName === 'INPUT';
-  }, undefined, 30000);
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.locator('.part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+    await page.keyboard.press(key);
+    try {
+      await waitFor(page, 'the quick input to have the focus', () => {
+        const a = document.activeElement;
+        return a !== null && a.closest('.quick-input-widget') !== null && a.tagName === 'INPUT';
+      }, undefined, 8000);
+      return;
+    } catch (err) {
+      if (attempt === 5) throw err;
+      log(`the quick input did not take the focus (${key}, attempt ${attempt}): pressing it again`);
+    }
+  }
 }
 
 async function palette(page, command, match = command) {
@@ -450,10 +460,14 @@ async function run(page, port, ws, shot, interleavePath) {
     }
   }
   // The step's file opens in an editor that has the focus (before anything else is typed).
-  const file = / at (?:.*\/)?([^/:]+\.go):\d+/.exec(clicked)?.[1];
-  if (!file) fail(`the clicked step has no position: ${clicked}`);
-  await waitFor(page, `the step's source (${file}) to open with the focus`, (f) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(f)) &&
-    document.activeElement?.closest('.monaco-editor') !== null && document.activeElement?.closest('.monaco-editor') !== undefined, file, 30000);
+  const stepAt = / at (?:.*\/)?([^/:]+\.go):(\d+)/.exec(clicked);
+  if (!stepAt) fail(`the clicked step has no position: ${clicked}`);
+  const [, file, line] = stepAt;
+  // At the step's line too: the file may already be open and focused from an earlier step, and
+  // the go-to-step's reveal would then come after this wait and take the focus from what follows.
+  await waitFor(page, `the step's source (${file}:${line}) to open with the focus`, ([f, l]) => [...document.querySelectorAll('.tab.active')].some((t) => t.textContent.includes(f)) &&
+    document.activeElement?.closest('.monaco-editor') !== null && document.activeElement?.closest('.monaco-editor') !== undefined &&
+    (document.querySelector('.part.statusbar')?.textContent || '').includes(`Ln ${l},`), [file, line], 30000);
 
   // 4. The Testing view's Explore interleavings on the counter example: failed at the bug.
   await openFile(page, 'counter/account_test.go');

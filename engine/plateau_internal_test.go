@@ -142,8 +142,8 @@ func TestPlateauTimedFloor(t *testing.T) {
 }
 
 // TestExecutionsLeft: the rest of a time budget at the mean duration of the executions so
-// far, no more than the schedules left; not known (-1) without a time budget or before the
-// first execution.
+// far, no more than the schedules left; not known (-1) without a time budget or before
+// PaceSamples executions.
 func TestExecutionsLeft(t *testing.T) {
 	const s = time.Second
 	for _, tc := range []struct {
@@ -158,7 +158,9 @@ func TestExecutionsLeft(t *testing.T) {
 		{5 * s, 6 * s, 10, 0, 0},
 		{5 * s, 5 * s, 10, 0, 0},
 		{5 * s, 0, 10, 12, 2},
-		{5 * s, 100 * time.Millisecond, 1, 0, 49},
+		{5 * s, 100 * time.Millisecond, 1, 0, -1},
+		{5 * s, time.Second, PaceSamples - 1, 0, -1},
+		{5 * s, time.Second, PaceSamples, 0, 4 * PaceSamples},
 	} {
 		if got := ExecutionsLeft(tc.budget, tc.elapsed, tc.n, tc.schedules); got != tc.want {
 			t.Errorf("ExecutionsLeft(%v, %v, %d, %d) = %d, want %d", tc.budget, tc.elapsed, tc.n, tc.schedules, got, tc.want)

@@ -73,12 +73,17 @@ type Paced interface {
 	SetExecutionsLeft(n int)
 }
 
+// PaceSamples is how many executions ExecutionsLeft needs before it estimates.
+const PaceSamples = 10
+
 // ExecutionsLeft is how many more executions a time budget holds after n executions took
 // elapsed: the rest of the budget at their mean duration, no more than the schedules left
 // when there is a budget of schedules too (schedules > 0). It is -1 without a time budget or
-// before the first execution: not known.
+// before PaceSamples executions: not known. The first executions pay one-time costs (a test
+// binary's first run, its page faults, a loaded machine's pauses), so a mean of one or two
+// would make a short test look long and its exploration depend on the machine's load.
 func ExecutionsLeft(budget, elapsed time.Duration, n, schedules int) int {
-	if budget <= 0 || n <= 0 {
+	if budget <= 0 || n < PaceSamples {
 		return -1
 	}
 	left := 0

@@ -33,15 +33,7 @@ func TestLostHit(t *testing.T) {
 	c := &Counter{}
 	ts := httptest.NewServer(c)
 	defer ts.Close()
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			get(t, ts.Client(), ts.URL)
-		}()
-	}
-	wg.Wait()
+	twoRequests(t, ts.Client(), ts.URL)
 	if c.Hits() != 2 {
 		t.Errorf("%d hits counted after 2 requests", c.Hits())
 	}
@@ -52,15 +44,7 @@ func TestLockedHits(t *testing.T) {
 	c := &LockedCounter{}
 	ts := httptest.NewServer(c)
 	defer ts.Close()
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			get(t, http.DefaultClient, ts.URL)
-		}()
-	}
-	wg.Wait()
+	twoRequests(t, http.DefaultClient, ts.URL)
 	if c.Hits() != 2 {
 		t.Errorf("%d hits counted after 2 requests", c.Hits())
 	}
